@@ -1,0 +1,15 @@
+// The `peerpods` command.
+import { Command } from 'commander';
+import { registerClusterCommands } from './cluster.ts';
+import { registerStartCommand } from './start.ts';
+
+const program = new Command('peerpods')
+  .description('Kubernetes operators for pod VMs, their operator runtime, and an embedded control plane')
+  .showHelpAfterError();
+registerStartCommand(program);
+registerClusterCommands(program);
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  console.error(`peerpods: ${(e as Error).message}`);
+  process.exit(1);
+});

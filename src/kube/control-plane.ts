@@ -1,0 +1,162 @@
+// startControlPlane: storage, registry, built-in controllers and the HTTPS API server, wired
+// together and bootstrapped (namespaces, the `kubernetes` Service), plus a kubeconfig for it.
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { MemoryStorage } from './storage/memory.ts';
+import type { Storage } from './storage/storage.ts';
+import { ResourceCatalog } from './registry/catalog.ts';
+import { builtinResourceDefs } from './registry/builtins.ts';
+import { withBuiltinStrategies } from './registry/strategies.ts';
+import { ObjectStore } from './registry/store.ts';
+import { internalContext, type Admission } from './registry/context.ts';
+import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { NamespaceLifecycle } from './controllers/namespace-lifecycle.ts';
+import { CrdController } from './controllers/crd-controller.ts';
+import { ServiceAccountController } from './controllers/service-accounts.ts';
+import { createApiServer, type ApiServerOptions } from './server/server.ts';
+import { defaultExtensions, type Extensions } from './server/extensions.ts';
+import { generateServingCertificates } from './server/tls.ts';
+import { buildKubeconfig, writeFileAtomic } from './server/kubeconfig.ts';
+import type { WatchRegistry } from './server/watches.ts';
+
+export interface ControlPlaneOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** Address to listen on. Default 127.0.0.1: the server is never exposed unless asked. */
+  host?: string;
+  /** Where to write the kubeconfig (atomically); none is written when unset. */
+  kubeconfigPath?: string;
+  /** Bearer token clients must present; a random one by default. */
+  token?: string;
+  /** Changes kept for watches and paged lists (older resourceVersions get 410). Default 10,000. */
+  historySize?: number;
+  /** Interval of BOOKMARK events on watches that asked for them. Default 30 s. */
+  bookmarkIntervalMs?: number;
+  /** Use this storage instead of a fresh in-memory one. */
+  storage?: Storage;
+}
+
+export interface ControlPlaneInternals {
+  storage: Storage;
+  store: ObjectStore;
+  catalog: ResourceCatalog;
+  watches: WatchRegistry;
+  extensions: Extensions;
+  setAdmission(admission: Admission): void;
+  addRoute(route: NonNullable<ApiServerOptions['routes']>[number]): void;
+  onStop(fn: () => void | Promise<void>): void;
+}
+
+export interface ControlPlane {
+  url: string;
+  /** Kubeconfig YAML with the CA embedded and the bearer token. */
+  kubeconfig: string;
+  kubeconfigPath?: string;
+  token: string;
+  caPem: string;
+  stop(): Promise<void>;
+  /** Cuts every open watch from the server side (for reconnect tests). */
+  dropWatches(): void;
+  /** Forgets the watch history, so older resourceVersions get 410 Gone. */
+  compactHistory(): void;
+  internals: ControlPlaneInternals;
+}
+
+const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const storage = options.storage ?? new MemoryStorage({ historySize: options.historySize });
+  const catalog = new ResourceCatalog();
+  for (const def of withBuiltinStrategies(builtinResourceDefs())) catalog.add(def);
+  const store = new ObjectStore(storage);
+  const extensions = defaultExtensions(store);
+
+  const controllers = [
+    new GarbageCollector(storage, store, catalog),
+    new NamespaceLifecycle(storage, store, catalog),
+    new CrdController(storage, store, catalog),
+    new ServiceAccountController(storage, store, catalog),
+  ];
+  for (const c of controllers) c.start();
+
+  const ctx = internalContext('kube-apiserver');
+  const nsDef = catalog.lookup('', 'v1', 'namespaces')!;
+  for (const name of BOOTSTRAP_NAMESPACES) {
+    if (!store.getStored(nsDef, undefined, name)) await store.create(nsDef, undefined, { metadata: { name } }, ctx);
+  }
+
+  const certs = generateServingCertificates([host]);
+  const routes: NonNullable<ApiServerOptions['routes']> = [];
+  const api = createApiServer({
+    catalog,
+    store,
+    extensions,
+    token,
+    tls: certs.serving,
+    bookmarkIntervalMs: options.bookmarkIntervalMs,
+    routes,
+  });
+  await new Promise<void>((resolve, reject) => {
+    api.server.once('error', reject);
+    api.server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (api.server.address() as AddressInfo).port;
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  await bootstrapKubernetesService(store, catalog, host, port);
+
+  const kubeconfig = buildKubeconfig({ server: url, caPem: certs.ca.certPem, token });
+  if (options.kubeconfigPath) writeFileAtomic(options.kubeconfigPath, kubeconfig);
+
+  const stopHooks: Array<() => void | Promise<void>> = [];
+  let stopped = false;
+  return {
+    url,
+    kubeconfig,
+    kubeconfigPath: options.kubeconfigPath,
+    token,
+    caPem: certs.ca.certPem,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const hook of stopHooks.reverse()) await hook();
+      for (const c of controllers) c.stop();
+      await api.close();
+    },
+    dropWatches: () => api.watches.dropAll(),
+    compactHistory: () => storage.compact(),
+    internals: {
+      storage,
+      store,
+      catalog,
+      watches: api.watches,
+      extensions,
+      setAdmission: (a) => store.setAdmission(a),
+      addRoute: (r) => routes.push(r),
+      onStop: (fn) => stopHooks.push(fn),
+    },
+  };
+}
+
+/** The `kubernetes` Service and its Endpoints in `default`, pointing at this server. */
+async function bootstrapKubernetesService(store: ObjectStore, catalog: ResourceCatalog, host: string, port: number): Promise<void> {
+  const ctx = internalContext('kube-apiserver');
+  const svcDef = catalog.lookup('', 'v1', 'services')!;
+  const epDef = catalog.lookup('', 'v1', 'endpoints')!;
+  if (!store.getStored(svcDef, 'default', 'kubernetes')) {
+    await store.create(
+      svcDef,
+      'default',
+      {
+        metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
+        spec: { clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] },
+      },
+      ctx,
+    );
+  }
+  const subsets = [{ addresses: [{ ip: host === '0.0.0.0' || host.includes(':') ? '127.0.0.1' : host }], ports: [{ name: 'https', port, protocol: 'TCP' }] }];
+  if (!store.getStored(epDef, 'default', 'kubernetes')) {
+    await store.create(epDef, 'default', { metadata: { name: 'kubernetes' }, subsets }, ctx);
+  }
+}

@@ -1,0 +1,75 @@
+// Renders values the way Go's fmt and encoding/json print them inside kube's error messages, so
+// our 422 texts are byte-for-byte those of kube-apiserver: `%q` strings, `%v` floats (1e+06),
+// json.Marshal (sorted keys, HTML-escaped) for lists and maps.
+
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** Go's strconv.Quote / `%q`. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd';
+    else if (PRINTABLE.test(ch)) out += ch;
+    else if (ch === '\x07') out += '\\a';
+    else if (ch === '\b') out += '\\b';
+    else if (ch === '\f') out += '\\f';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\v') out += '\\v';
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return `${out}"`;
+}
+
+/** Go's `%v` for a float64: shortest digits, exponent form below 1e-4 and from 1e+06. */
+export function goFloat(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (n === Infinity) return '+Inf';
+  if (n === -Infinity) return '-Inf';
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
+  const [mantissa, expText] = n.toExponential().split('e');
+  const exp = Number(expText);
+  if (exp < -4 || exp >= 6) {
+    const digits = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
+    return `${mantissa}e${exp < 0 ? '-' : '+'}${digits}`;
+  }
+  return String(n);
+}
+
+/** Integers print as int64 in kube (its JSON decoder keeps integral numbers as int64). */
+export function goNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 9.2e18) return BigInt(n).toString();
+  return goFloat(n);
+}
+
+function escapeHtml(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Go's json.Marshal of decoded JSON: map keys sorted, <, > and & escaped. */
+export function goJson(v: unknown): string {
+  if (v === undefined || v === null) return 'null';
+  if (Array.isArray(v)) return `[${v.map((x) => goJson(x)).join(',')}]`;
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${keys.map((k) => `${escapeHtml(JSON.stringify(k))}:${goJson(o[k])}`).join(',')}}`;
+  }
+  if (typeof v === 'string') return escapeHtml(JSON.stringify(v));
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** How field.Error.ErrorBody prints a bad value: `%v` for numbers and booleans, `%q` for strings, JSON otherwise. */
+export function goValue(v: unknown): string {
+  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'number') return goNumber(v);
+  if (typeof v === 'boolean') return String(v);
+  return goJson(v);
+}

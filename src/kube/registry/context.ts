@@ -1,0 +1,47 @@
+// Per-request facts that change how a write behaves.
+import type { JsonObject } from '../types.ts';
+import type { ResourceDef } from './resource.ts';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export interface RequestContext {
+  /** Authenticated user name (one static user today). */
+  user: string;
+  dryRun: boolean;
+  /** `fieldManager` query parameter, or a name derived from the User-Agent. */
+  fieldManager: string;
+  fieldValidation: FieldValidation;
+  /** Warnings for the `Warning: 299 - "..."` response headers. */
+  warnings: string[];
+}
+
+export function internalContext(manager: string): RequestContext {
+  return { user: `system:${manager}`, dryRun: false, fieldManager: manager, fieldValidation: 'Ignore', warnings: [] };
+}
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+export interface AdmissionAttributes {
+  def: ResourceDef;
+  operation: Operation;
+  subresource?: string;
+  namespace?: string;
+  name: string;
+  ctx: RequestContext;
+  /** DeleteOptions / CreateOptions / UpdateOptions as sent, for the AdmissionReview. */
+  options?: JsonObject;
+}
+
+/**
+ * Admission as the store sees it: mutating plugins may return a changed object, validating ones
+ * throw a StatusError to deny. The webhook dispatcher (part 2) plugs in here.
+ */
+export interface Admission {
+  mutate(attrs: AdmissionAttributes, obj: JsonObject, old: JsonObject | undefined): Promise<JsonObject>;
+  validate(attrs: AdmissionAttributes, obj: JsonObject, old: JsonObject | undefined): Promise<void>;
+}
+
+export const noAdmission: Admission = {
+  mutate: async (_a, obj) => obj,
+  validate: async () => {},
+};

@@ -1,0 +1,34 @@
+// events.k8s.io/v1 Events are a second view of the core/v1 Event store, as in kube-apiserver:
+// both API versions read and write the same objects, only the field names differ.
+import type { JsonObject, JsonValue } from '../types.ts';
+
+/** [core/v1 field, events.k8s.io/v1 field] */
+const RENAMES: Array<[string, string]> = [
+  ['involvedObject', 'regarding'],
+  ['message', 'note'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+  ['reportingComponent', 'reportingController'],
+];
+
+function rename(obj: JsonObject, from: 0 | 1, apiVersion: string): JsonObject {
+  const to = from === 0 ? 1 : 0;
+  const out: JsonObject = { apiVersion, kind: 'Event' };
+  const map = new Map(RENAMES.map((r) => [r[from], r[to]]));
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'apiVersion' || k === 'kind' || v === undefined) continue;
+    out[map.get(k) ?? k] = v as JsonValue;
+  }
+  return out;
+}
+
+export const eventsV1View = {
+  toStored(obj: JsonObject): JsonObject {
+    return rename(obj, 1, 'v1');
+  },
+  fromStored(obj: JsonObject): JsonObject {
+    return rename(obj, 0, 'events.k8s.io/v1');
+  },
+};

@@ -1,0 +1,143 @@
+// LIST: selectors, paging with continue tokens at a stable resourceVersion, and the
+// resourceVersion/resourceVersionMatch semantics. The result is assembled from stored JSON text
+// so a large list is never re-serialized.
+import { badRequest, StatusError } from '../errors.ts';
+import { RevisionCompactedError, type Storage, type StoredObject } from '../storage/storage.ts';
+import type { JsonObject } from '../types.ts';
+import { listPrefix, splitKey } from './keys.ts';
+import type { ResourceDef } from './resource.ts';
+import type { ObjectFilter } from './filter.ts';
+import { apiVersionOf } from './resource.ts';
+
+export interface ListOptions {
+  filter: ObjectFilter;
+  limit?: number;
+  continueToken?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListResult {
+  revision: number;
+  items: StoredObject[];
+  continueToken?: string;
+  remainingItemCount?: number;
+}
+
+interface ContinueToken {
+  v: 'meta.k8s.io/v1';
+  rv: number;
+  start: string;
+}
+
+function encodeContinue(rv: number, start: string): string {
+  const token: ContinueToken = { v: 'meta.k8s.io/v1', rv, start };
+  return Buffer.from(JSON.stringify(token)).toString('base64url');
+}
+
+function decodeContinue(raw: string): ContinueToken {
+  try {
+    const t = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as ContinueToken;
+    if (t.v !== 'meta.k8s.io/v1' || typeof t.rv !== 'number' || typeof t.start !== 'string') throw new Error('bad');
+    return t;
+  } catch {
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+}
+
+function expiredContinue(): StatusError {
+  return new StatusError(
+    410,
+    'Expired',
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+  );
+}
+
+export function parseRevision(raw: string, what = 'resourceVersion'): number {
+  if (!/^\d+$/.test(raw)) throw badRequest(`invalid ${what}: ${raw}`);
+  return Number(raw);
+}
+
+export function listObjects(storage: Storage, def: ResourceDef, namespace: string | undefined, opts: ListOptions): ListResult {
+  const prefix = listPrefix(def, namespace);
+  const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+  let revision = storage.currentRevision();
+  let start = '';
+  let items: StoredObject[];
+
+  if (opts.continueToken) {
+    if (opts.resourceVersion !== undefined && opts.resourceVersion !== '') {
+      throw badRequest('specifying resource version is not allowed when using continue');
+    }
+    const token = decodeContinue(opts.continueToken);
+    revision = token.rv;
+    start = token.start;
+    try {
+      items = storage.listAt(prefix, revision);
+    } catch (e) {
+      if (e instanceof RevisionCompactedError) throw expiredContinue();
+      throw e;
+    }
+  } else {
+    const rv = opts.resourceVersion;
+    const match = opts.resourceVersionMatch;
+    if (match && !['Exact', 'NotOlderThan'].includes(match)) {
+      throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+    }
+    if (match && (rv === undefined || rv === '')) {
+      throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+    }
+    if (rv !== undefined && rv !== '' && rv !== '0') {
+      const wanted = parseRevision(rv);
+      if (wanted > revision) {
+        throw new StatusError(504, 'Timeout', `Too large resource version: ${wanted}, current: ${revision}`, {
+          causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+          retryAfterSeconds: 1,
+        });
+      }
+      if (match === 'Exact') {
+        try {
+          items = storage.listAt(prefix, wanted);
+        } catch (e) {
+          if (e instanceof RevisionCompactedError) {
+            throw new StatusError(410, 'Expired', `too old resource version: ${wanted} (${e.oldest})`);
+          }
+          throw e;
+        }
+        revision = wanted;
+      } else {
+        items = storage.list(prefix);
+      }
+    } else {
+      items = storage.list(prefix);
+    }
+  }
+
+  const out: StoredObject[] = [];
+  let continueToken: string | undefined;
+  let remaining = 0;
+  for (const item of items) {
+    if (start && item.key <= start) continue;
+    if (!opts.filter.matchesStored(def, item, splitKey(def, item.key))) continue;
+    if (limit !== undefined && out.length >= limit) {
+      remaining++;
+      continue;
+    }
+    out.push(item);
+  }
+  if (limit !== undefined && remaining > 0) {
+    continueToken = encodeContinue(revision, out[out.length - 1].key);
+  }
+  return { revision, items: out, continueToken, remainingItemCount: continueToken ? remaining : undefined };
+}
+
+/** `{"kind":"XList","apiVersion":...,"metadata":{...},"items":[...]}` from stored JSON texts. */
+export function listJson(def: ResourceDef, result: ListResult, present: (json: string) => string): string {
+  const metadata: JsonObject = { resourceVersion: String(result.revision) };
+  if (result.continueToken) metadata.continue = result.continueToken;
+  if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+  const head = `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(def))},"metadata":${JSON.stringify(metadata)},"items":[`;
+  const parts: string[] = new Array(result.items.length);
+  for (let i = 0; i < result.items.length; i++) parts[i] = present(result.items[i].json);
+  return `${head}${parts.join(',')}]}`;
+}

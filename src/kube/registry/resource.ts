@@ -1,0 +1,76 @@
+// What the server knows about one resource (a plural name in a group/version): enough to route,
+// discover, validate and store it. Built-in kinds come from builtins.ts; custom resources are
+// added and removed at run time as their CRDs become Established.
+import type { SchemaInfo } from '../patch/schema-info.ts';
+import type { FieldError } from '../errors.ts';
+import type { JsonObject } from '../types.ts';
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+export interface ScaleInfo {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+/** Hooks that differ per kind; the generic store calls them at fixed points of every write. */
+export interface ResourceStrategy {
+  /** Built-in defaults or CRD structural defaults (mutates). */
+  applyDefaults?(obj: JsonObject, op: 'create' | 'update'): void;
+  /** Removes fields unknown to the schema; returns the removed paths for fieldValidation. */
+  prune?(obj: JsonObject): string[];
+  /** Kind-specific validation (metadata is validated by the store). */
+  validate?(obj: JsonObject, old?: JsonObject): FieldError[];
+  /** How lists merge, for strategic merge patch and server-side apply. */
+  schemaInfo?: SchemaInfo;
+}
+
+export interface ResourceDef {
+  group: string;
+  version: string;
+  /** Plural, lower case: `deployments`. */
+  resource: string;
+  kind: string;
+  listKind: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs: string[];
+  /** Subresource names served under this resource: status, scale, binding, finalize. */
+  subresources: string[];
+  builtin: boolean;
+  /** Whether metadata.generation is kept (custom resources and workload kinds). */
+  hasGeneration: boolean;
+  /** PUT without resourceVersion: allowed for built-ins, 422 for custom resources. */
+  allowUnconditionalUpdate: boolean;
+  strategy: ResourceStrategy;
+  printerColumns?: PrinterColumn[];
+  scale?: ScaleInfo;
+  /**
+   * Where objects live in storage when it is not this resource's own prefix: events.k8s.io/v1
+   * events are a view over core/v1 events.
+   */
+  storageOf?: { group: string; resource: string };
+  /** Converts between this view and the stored form (used with storageOf). */
+  view?: { toStored(obj: JsonObject): JsonObject; fromStored(obj: JsonObject): JsonObject };
+  /** Storage version of a CRD when this def is a non-storage version. */
+  storageVersion?: string;
+}
+
+export const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+export function hasSubresource(def: ResourceDef, name: string): boolean {
+  return def.subresources.includes(name);
+}

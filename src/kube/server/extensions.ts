@@ -1,0 +1,166 @@
+// Subresources and output formats whose logic lives outside the generic handler: pod binding,
+// the scale subresource, and (when installed) Table output.
+import type { IncomingMessage } from 'node:http';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import type { JsonObject } from '../types.ts';
+import type { RequestContext } from '../registry/context.ts';
+import type { ListResult } from '../registry/list.ts';
+import type { ResourceDef } from '../registry/resource.ts';
+import { refOf, type ObjectStore } from '../registry/store.ts';
+import { applyPatch, PATCH_CONTENT_TYPES } from '../registry/patching.ts';
+import { atomicSchemaInfo } from '../patch/schema-info.ts';
+
+/** Table output (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`); absent means plain JSON. */
+export interface TableRenderer {
+  list(def: ResourceDef, itemsJson: string[], req: IncomingMessage, result: ListResult): { body: string } | undefined;
+  object(def: ResourceDef, json: string, req: IncomingMessage): { body: string } | undefined;
+  /** Returns a converter for watch event objects when the watch asked for Tables. */
+  watch(def: ResourceDef, req: IncomingMessage): ((json: string) => string) | undefined;
+}
+
+export interface ScaleSubresource {
+  get(def: ResourceDef, ns: string | undefined, name: string): JsonObject;
+  update(
+    def: ResourceDef,
+    ns: string | undefined,
+    name: string,
+    method: string,
+    body: Buffer,
+    contentType: string,
+    ctx: RequestContext,
+  ): Promise<JsonObject>;
+}
+
+export interface Extensions {
+  table?: TableRenderer;
+  scale: ScaleSubresource;
+  bind(def: ResourceDef, ns: string | undefined, name: string, binding: JsonObject, ctx: RequestContext): Promise<JsonObject>;
+}
+
+function getPath(obj: JsonObject, path: string): unknown {
+  let cur: unknown = obj;
+  for (const p of path.replace(/^\./, '').split('.')) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as JsonObject)[p];
+  }
+  return cur;
+}
+
+function setPath(obj: JsonObject, path: string, value: unknown): void {
+  const parts = path.replace(/^\./, '').split('.');
+  let cur = obj;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof cur[p] !== 'object' || cur[p] === null) cur[p] = {};
+    cur = cur[p] as JsonObject;
+  }
+  cur[parts[parts.length - 1]] = value as JsonObject;
+}
+
+function selectorString(sel: unknown): string | undefined {
+  if (typeof sel === 'string') return sel;
+  if (typeof sel !== 'object' || sel === null) return undefined;
+  const s = sel as { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
+  const parts = Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of s.matchExpressions ?? []) {
+    if (e.operator === 'In') parts.push(`${e.key} in (${(e.values ?? []).join(',')})`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${(e.values ?? []).join(',')})`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+  }
+  return parts.join(',');
+}
+
+function scalePaths(def: ResourceDef): { spec: string; status: string; selector?: string } {
+  if (def.scale) return { spec: def.scale.specReplicasPath, status: def.scale.statusReplicasPath, selector: def.scale.labelSelectorPath };
+  return { spec: '.spec.replicas', status: '.status.replicas', selector: '.spec.selector' };
+}
+
+export function defaultExtensions(store: ObjectStore): Extensions {
+  const toScale = (def: ResourceDef, obj: JsonObject): JsonObject => {
+    const m = obj.metadata as JsonObject;
+    const paths = scalePaths(def);
+    const sel = paths.selector ? getPath(obj, paths.selector) : undefined;
+    const selector = def.builtin ? selectorString(sel) : typeof sel === 'string' ? sel : undefined;
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+      spec: { replicas: (getPath(obj, paths.spec) as number | undefined) ?? 0 },
+      status: { replicas: (getPath(obj, paths.status) as number | undefined) ?? 0, ...(selector ? { selector } : {}) },
+    };
+  };
+  return {
+    scale: {
+      get: (def, ns, name) => toScale(def, store.get(def, ns, name)),
+      async update(def, ns, name, method, body, contentType, ctx) {
+        const current = store.get(def, ns, name);
+        let scale: JsonObject;
+        const text = body.toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (e) {
+          throw badRequest(`the body of the request could not be decoded: ${(e as Error).message}`);
+        }
+        if (method === 'PUT') scale = parsed as JsonObject;
+        else {
+          const type = PATCH_CONTENT_TYPES[contentType];
+          if (!type || type === 'apply') throw badRequest(`unsupported patch type for scale: ${contentType}`);
+          scale = applyPatch(type, toScale(def, current), parsed, atomicSchemaInfo);
+        }
+        const replicas = (scale.spec as JsonObject | undefined)?.replicas;
+        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+          throw badRequest('spec.replicas: Invalid value: must be a non-negative integer');
+        }
+        const rv = (scale.metadata as JsonObject | undefined)?.resourceVersion;
+        if (rv !== undefined && rv !== (current.metadata as JsonObject).resourceVersion) throw conflict(refOf(def), name);
+        const updated = await store.updateWith(def, ns, name, ctx, (obj) => {
+          setPath(obj, scalePaths(def).spec, replicas);
+          return obj;
+        });
+        if (!updated) throw notFound(refOf(def), name);
+        return toScale(def, updated);
+      },
+    },
+    async bind(def, ns, name, binding, ctx) {
+      const target = (binding.target ?? {}) as JsonObject;
+      const node = typeof target.name === 'string' ? target.name : '';
+      if (!node) throw badRequest('target.name: Required value');
+      let already: string | undefined;
+      const updated = await store.updateWith(def, ns, name, ctx, (pod) => {
+        const spec = (pod.spec ?? {}) as JsonObject;
+        if (spec.nodeName) {
+          already = String(spec.nodeName);
+          return undefined;
+        }
+        if ((pod.metadata as JsonObject).deletionTimestamp) {
+          already = '';
+          return undefined;
+        }
+        spec.nodeName = node;
+        pod.spec = spec;
+        return pod;
+      });
+      if (!updated) throw notFound(refOf(def), name);
+      if (already !== undefined) {
+        throw conflict(refOf(def), name, already ? `pod ${name} is already assigned to node "${already}"` : `pod ${name} is being deleted, cannot be assigned to a host`);
+      }
+      // The PodScheduled condition is status; kube's binding registry sets it in the same write.
+      await store.updateWith(
+        def,
+        ns,
+        name,
+        ctx,
+        (pod) => {
+          const status = (pod.status ?? {}) as JsonObject;
+          const conditions = ((status.conditions as JsonObject[] | undefined) ?? []).filter((c) => c.type !== 'PodScheduled');
+          conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+          pod.status = { ...status, conditions };
+          return pod;
+        },
+        'status',
+      );
+      return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+    },
+  };
+}

@@ -1,0 +1,146 @@
+// Request decoding: URL paths to resource routes, query parameters with Go's boolean rules,
+// and bodies (JSON or YAML) with size and depth limits.
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { badRequest, StatusError, unsupportedMediaType } from '../errors.ts';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+export const MAX_JSON_DEPTH = 500;
+
+export interface ResourceRoute {
+  group: string;
+  version: string;
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+  /** `/api/v1/watch/...` legacy watch paths. */
+  legacyWatch: boolean;
+}
+
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+/**
+ * Parses `/api/v1/...` and `/apis/<group>/<version>/...` resource paths.
+ * Returns undefined for paths that are not resource paths (discovery etc.).
+ */
+export function parseResourcePath(path: string): ResourceRoute | undefined {
+  const parts = path.split('/').filter((p) => p !== '');
+  let group: string;
+  let version: string;
+  let rest: string[];
+  if (parts[0] === 'api' && parts.length >= 3) {
+    group = '';
+    version = parts[1];
+    rest = parts.slice(2);
+  } else if (parts[0] === 'apis' && parts.length >= 4) {
+    group = parts[1];
+    version = parts[2];
+    rest = parts.slice(3);
+  } else {
+    return undefined;
+  }
+  let legacyWatch = false;
+  if (rest[0] === 'watch') {
+    legacyWatch = true;
+    rest = rest.slice(1);
+  }
+  rest = rest.map((p) => decodeURIComponent(p));
+  if (rest.length === 0) return undefined;
+  // /namespaces/{ns}/{resource}/... unless it is the namespace's own subresource.
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && NAMESPACE_SUBRESOURCES.has(rest[2]))) {
+    const [, namespace, resource, name, subresource, ...extra] = rest;
+    if (extra.length > 0) return undefined;
+    return { group, version, namespace, resource, name, subresource, legacyWatch };
+  }
+  const [resource, name, subresource, ...extra] = rest;
+  if (extra.length > 0) return undefined;
+  return { group, version, resource, name, subresource, legacyWatch };
+}
+
+/** strconv.ParseBool: what Go clients and the Python client send (`True`, `1`, `t`...). */
+export function parseBool(value: string, name: string): boolean {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False', ''].includes(value)) return false;
+  throw badRequest(`invalid boolean value for ${name}: ${JSON.stringify(value)}`);
+}
+
+export function queryBool(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  return v === null ? undefined : parseBool(v, name);
+}
+
+export function queryInt(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > MAX_BODY_BYTES) {
+    req.resume();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      req.resume();
+      throw tooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function tooLarge(): StatusError {
+  return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`);
+}
+
+export type BodyFormat = 'json' | 'yaml';
+
+export function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Decodes a create/update body; JSON and YAML are accepted, as kube-apiserver does. */
+export function decodeBody(raw: Buffer, contentType: string | undefined, accepted: Record<string, BodyFormat>): unknown {
+  const type = mediaType(contentType) || 'application/json';
+  const format = accepted[type];
+  if (!format) {
+    throw unsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: ${Object.keys(accepted).join(', ')}`,
+    );
+  }
+  const text = raw.toString('utf8');
+  if (text.trim() === '') throw badRequest('the body of the request is empty');
+  let value: unknown;
+  try {
+    value = format === 'json' ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+  } catch (e) {
+    throw badRequest(`the body of the request could not be decoded: ${(e as Error).message.split('\n')[0]}`);
+  }
+  checkDepth(value);
+  return value;
+}
+
+/** Rejects pathologically nested bodies before recursive code walks them. */
+export function checkDepth(value: unknown): void {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > MAX_JSON_DEPTH) throw badRequest(`the body of the request could not be decoded: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+}
+
+export const OBJECT_BODY_TYPES: Record<string, BodyFormat> = {
+  'application/json': 'json',
+  'application/yaml': 'yaml',
+};

@@ -1,0 +1,152 @@
+// The HTTPS front door: bearer-token authentication, discovery, health endpoints, and routing
+// of resource paths to the generic handler. Every failure leaves as a Status body.
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { internalError, StatusError } from '../errors.ts';
+import type { ResourceCatalog } from '../registry/catalog.ts';
+import type { ObjectStore } from '../registry/store.ts';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.ts';
+import { parseResourcePath } from './request.ts';
+import { handleResource, sendJson, type HandlerDeps } from './resource-handler.ts';
+import { WatchRegistry } from './watches.ts';
+import type { Extensions } from './extensions.ts';
+
+export interface ApiServerOptions {
+  catalog: ResourceCatalog;
+  store: ObjectStore;
+  extensions: Extensions;
+  token: string;
+  tls: { certPem: string; keyPem: string };
+  /** How often an idle watch that asked for bookmarks gets one. Default 30 s. */
+  bookmarkIntervalMs?: number;
+  /** Extra routes (OpenAPI) tried before resource routing; return true when handled. */
+  routes?: Array<(req: IncomingMessage, res: ServerResponse, path: string) => boolean | Promise<boolean>>;
+  /** Whether the server is ready (readyz); defaults to always. */
+  ready?: () => boolean;
+}
+
+export interface ApiServer {
+  server: Server;
+  watches: WatchRegistry;
+  close(): Promise<void>;
+}
+
+const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
+const DISCOVERY_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+const DISCOVERY_V2BETA1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
+
+function statusBody(e: StatusError): string {
+  return JSON.stringify(e.toStatus());
+}
+
+function wantsAggregated(req: IncomingMessage): string | undefined {
+  const accept = String(req.headers.accept ?? '').replace(/\s+/g, '');
+  for (const part of accept.split(',')) {
+    if (part.includes('as=APIGroupDiscoveryList') && part.includes('g=apidiscovery.k8s.io')) {
+      if (part.includes('v=v2beta1')) return DISCOVERY_V2BETA1;
+      if (part.includes('v=v2')) return DISCOVERY_V2;
+    }
+  }
+  return undefined;
+}
+
+export function createApiServer(opts: ApiServerOptions): ApiServer {
+  const watches = new WatchRegistry();
+  const deps: HandlerDeps = {
+    store: opts.store,
+    watches,
+    extensions: opts.extensions,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 30_000,
+  };
+  const expected = Buffer.from(`Bearer ${opts.token}`);
+  const sockets = new Set<Socket>();
+
+  const authenticate = (req: IncomingMessage): 'ok' | 'anonymous' | 'denied' => {
+    const header = req.headers.authorization;
+    if (header === undefined) return 'anonymous';
+    const given = Buffer.from(header);
+    return given.length === expected.length && timingSafeEqual(given, expected) ? 'ok' : 'denied';
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    const auth = authenticate(req);
+    if (auth === 'denied' || (auth === 'anonymous' && !PUBLIC_PATHS.has(path))) {
+      throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+    }
+    if (path === '/healthz' || path === '/livez') return sendText(res, 200, 'ok');
+    if (path === '/readyz') return opts.ready && !opts.ready() ? sendText(res, 500, 'not ready') : sendText(res, 200, 'ok');
+    if (path === '/version') return sendJson(res, 200, JSON.stringify(versionInfo()));
+    for (const route of opts.routes ?? []) if (await route(req, res, path)) return;
+
+    const { catalog } = opts;
+    if (path === '/api' || path === '/apis') {
+      const aggregated = wantsAggregated(req);
+      if (aggregated) {
+        const apiVersion = aggregated === DISCOVERY_V2 ? 'apidiscovery.k8s.io/v2' : 'apidiscovery.k8s.io/v2beta1';
+        const body = JSON.stringify(aggregatedDiscovery(catalog, path === '/api', apiVersion));
+        res.writeHead(200, { 'Content-Type': aggregated, 'Content-Length': Buffer.byteLength(body), Vary: 'Accept' });
+        res.end(body);
+        return;
+      }
+      return sendJson(res, 200, JSON.stringify(path === '/api' ? apiVersions() : apiGroupList(catalog)));
+    }
+    const parts = path.split('/').filter(Boolean);
+    if (parts[0] === 'api' && parts.length === 2) {
+      const doc = apiResourceList(catalog, '', parts[1]);
+      if (doc) return sendJson(res, 200, JSON.stringify(doc));
+    }
+    if (parts[0] === 'apis' && parts.length === 2) {
+      const doc = apiGroup(catalog, parts[1]);
+      if (doc) return sendJson(res, 200, JSON.stringify(doc));
+    }
+    if (parts[0] === 'apis' && parts.length === 3) {
+      const doc = apiResourceList(catalog, parts[1], parts[2]);
+      if (doc) return sendJson(res, 200, JSON.stringify(doc));
+    }
+    const route = parseResourcePath(path);
+    const def = route && catalog.lookup(route.group, route.version, route.resource);
+    if (!route || !def) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    await handleResource(deps, def, route, req, res, url.searchParams, 'admin');
+  };
+
+  const server = createServer({ cert: opts.tls.certPem, key: opts.tls.keyPem, keepAliveTimeout: 65_000 }, (req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      const err = e instanceof StatusError ? e : internalError(e instanceof Error ? e.message : String(e));
+      if (!(e instanceof StatusError)) console.error('peerpods apiserver: unexpected error', e);
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      // Unread request bodies would otherwise stall keep-alive connections.
+      req.resume();
+      sendJson(res, err.code, statusBody(err));
+    });
+  });
+  server.on('secureConnection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('clientError', (_e, socket) => socket.destroy());
+  server.headersTimeout = 60_000;
+  server.requestTimeout = 0; // watches are long-lived
+
+  return {
+    server,
+    watches,
+    close: () =>
+      new Promise<void>((resolve) => {
+        watches.closeAll();
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
+function sendText(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}

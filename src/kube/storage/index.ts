@@ -1,0 +1,2 @@
+export * from './storage.ts';
+export { MemoryStorage, type MemoryStorageOptions } from './memory.ts';

@@ -1,0 +1,24 @@
+// peerpods/runtime cache: reflector, shared informers, indexes, cache reads.
+export { SharedInformer, CacheSyncTimeoutError } from './informer.ts';
+export type { EventHandler } from './informer.ts';
+export { InformerFactory } from './factory.ts';
+export type { InformerFactoryOptions, InformerStatus } from './factory.ts';
+export { CacheReader, NoInformerError, CacheNotSyncedError } from './reader.ts';
+export type { CacheReadOptions, CacheListOptions } from './reader.ts';
+export { resolveInformerOptions, DEFAULT_RELIST_BACKOFF } from './options.ts';
+export type { InformerOptions, ResolvedInformerOptions, RelistBackoff, InformerOverrides } from './options.ts';
+export { Reflector } from './reflector.ts';
+export type { ReflectorSink, ReflectorState, ReflectorConfig } from './reflector.ts';
+export { listWatchFor } from './list-watch.ts';
+export type { ListerWatcher, ListPage, ListCall, WatchCall } from './list-watch.ts';
+export { Store, objectKey, keyOf, NAMESPACE_INDEX, OWNER_UID_INDEX } from './store.ts';
+export type { IndexFunc, ReplaceDiff } from './store.ts';
+export { describeScope, informerKey } from './scope.ts';
+export type { Scope } from './scope.ts';
+export { stripManagedFields, stripLastApplied, composeTransforms, deepFreeze } from './transform.ts';
+export type { Transform } from './transform.ts';
+export { cacheMetrics } from './metrics.ts';
+export type { CacheMetrics } from './metrics.ts';
+export { compareResourceVersions, resourceVersionReached } from './resource-version.ts';
+export { parseLabelSelector } from './selector.ts';
+export type { LabelMatcher } from './selector.ts';

@@ -1,0 +1,58 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalQuantity, compareQuantity, parseQuantity } from '../../../src/kube/builtins/quantity.ts';
+
+describe('canonical quantities', () => {
+  // [input, canonical as Quantity.String(), canonical after ResourceList's milli round-up]
+  const cases: [string | number, string, string][] = [
+    ['0.5', '500m', '500m'],
+    [0.5, '500m', '500m'],
+    ['1.5', '1500m', '1500m'],
+    ['100m', '100m', '100m'],
+    ['1000m', '1', '1'],
+    ['1000', '1k', '1k'],
+    [2, '2', '2'],
+    ['0', '0', '0'],
+    ['-0', '0', '0'],
+    ['1024Mi', '1Gi', '1Gi'],
+    ['2000Mi', '2000Mi', '2000Mi'],
+    ['1536Mi', '1536Mi', '1536Mi'],
+    ['0.5Gi', '512Mi', '512Mi'],
+    ['1.5Ki', '1536', '1536'],
+    ['0.5Ki', '512', '512'],
+    ['1Ki', '1Ki', '1Ki'],
+    ['0.1Gi', '107374182400m', '107374182400m'],
+    ['128974848', '128974848', '128974848'],
+    ['129e6', '129e6', '129e6'],
+    ['1e3', '1e3', '1e3'],
+    ['1.5e3', '1500', '1500'],
+    ['12E', '12E', '12E'],
+    ['100n', '100n', '1m'],
+    ['0.0001', '100u', '1m'],
+    ['-0.0001', '-100u', '-1m'],
+    ['+5k', '5k', '5k'],
+    ['.5', '500m', '500m'],
+  ];
+  for (const [input, plain, rounded] of cases) {
+    it(`${JSON.stringify(input)} → ${plain} / ${rounded}`, () => {
+      assert.equal(canonicalQuantity(input), plain);
+      assert.equal(canonicalQuantity(input, true), rounded);
+    });
+  }
+
+  for (const bad of ['', 'Mi', '1Gb', 'lots', '1.2.3', '1 Gi', true, null]) {
+    it(`rejects ${JSON.stringify(bad)}`, () => assert.equal(canonicalQuantity(bad), undefined));
+  }
+
+  it('compares across suffixes', () => {
+    const q = (s: string) => {
+      const v = parseQuantity(s);
+      assert.ok(v);
+      return v;
+    };
+    assert.equal(compareQuantity(q('1Gi'), q('1024Mi')), 0);
+    assert.equal(compareQuantity(q('1G'), q('1Gi')), -1);
+    assert.equal(compareQuantity(q('1500m'), q('1.5')), 0);
+    assert.equal(compareQuantity(q('2'), q('1999m')), 1);
+  });
+});
