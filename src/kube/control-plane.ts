@@ -18,6 +18,7 @@ import { defaultExtensions, type Extensions } from './server/extensions.ts';
 import { generateServingCertificates } from './server/tls.ts';
 import { buildKubeconfig, writeFileAtomic } from './server/kubeconfig.ts';
 import type { WatchRegistry } from './server/watches.ts';
+import { installOpenApi } from './server/openapi/index.ts';
 
 export interface ControlPlaneOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -89,6 +90,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
   const certs = generateServingCertificates([host]);
   const routes: NonNullable<ApiServerOptions['routes']> = [];
+  installOpenApi({ catalog, storage, addRoute: (r) => routes.push(r) });
   const api = createApiServer({
     catalog,
     store,

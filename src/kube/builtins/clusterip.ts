@@ -34,7 +34,8 @@ function parseIp(ip: string): { family: IpFamily; value: bigint } | undefined {
     if (dotted) {
       const v4 = parseIp(dotted[1]);
       if (!v4) return undefined;
-      text = text.slice(0, -dotted[1].length) + `${(v4.value >> 16n).toString(16)}:${(v4.value & 0xffffn).toString(16)}`;
+      text =
+        text.slice(0, -dotted[1].length) + `${(v4.value >> 16n).toString(16)}:${(v4.value & 0xffffn).toString(16)}`;
     }
     const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
     const headGroups = head ? head.split(':') : [];
@@ -56,7 +57,7 @@ function formatIp(family: IpFamily, value: bigint): string {
   // RFC 5952: compress the longest run (of at least two) of zero groups.
   let best = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

@@ -13,7 +13,11 @@ import { initServiceIpFamilies, normalizeClusterIps } from './service.ts';
 /** Whether the Service is reachable from outside the cluster (service.ExternallyAccessible). */
 export function externallyAccessible(spec: JsonObject): boolean {
   const type = spec.type;
-  return type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0);
+  return (
+    type === 'LoadBalancer' ||
+    type === 'NodePort' ||
+    (type === 'ClusterIP' && Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0)
+  );
 }
 
 function defaultService(o: JsonObject, op: 'create' | 'update', opts: DefaultsOptions): void {
@@ -27,7 +31,8 @@ function defaultService(o: JsonObject, op: 'create' | 'update', opts: DefaultsOp
   setIfEmpty(spec, 'type', 'ClusterIP');
   for (const p of objects(spec, 'ports')) {
     setIfEmpty(p, 'protocol', 'TCP');
-    if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port ?? 0;
+    if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === '')
+      p.targetPort = p.port ?? 0;
   }
   if (externallyAccessible(spec)) setIfEmpty(spec, 'externalTrafficPolicy', 'Cluster');
   if (isNil(spec, 'internalTrafficPolicy') && ['NodePort', 'LoadBalancer', 'ClusterIP'].includes(String(spec.type))) {
@@ -63,8 +68,16 @@ function defaultNamespace(o: JsonObject, op: 'create' | 'update'): void {
 }
 
 const NODE_INFO_FIELDS = [
-  'architecture', 'bootID', 'containerRuntimeVersion', 'kernelVersion', 'kubeProxyVersion', 'kubeletVersion',
-  'machineID', 'operatingSystem', 'osImage', 'systemUUID',
+  'architecture',
+  'bootID',
+  'containerRuntimeVersion',
+  'kernelVersion',
+  'kubeProxyVersion',
+  'kubeletVersion',
+  'machineID',
+  'operatingSystem',
+  'osImage',
+  'systemUUID',
 ];
 
 function defaultNode(o: JsonObject): void {
@@ -87,7 +100,8 @@ function defaultSecret(o: JsonObject): void {
   const stringData = obj(o, 'stringData');
   if (stringData && Object.keys(stringData).length > 0) {
     const data = ensureObj(o, 'data');
-    for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(typeof v === 'string' ? v : '', 'utf8').toString('base64');
+    for (const [k, v] of Object.entries(stringData))
+      data[k] = Buffer.from(typeof v === 'string' ? v : '', 'utf8').toString('base64');
   }
   delete o.stringData;
 }
@@ -121,7 +135,8 @@ function defaultEvent(o: JsonObject): void {
 }
 
 function defaultEndpoints(o: JsonObject): void {
-  for (const subset of objects(o, 'subsets')) for (const p of objects(subset, 'ports')) setIfEmpty(p, 'protocol', 'TCP');
+  for (const subset of objects(o, 'subsets'))
+    for (const p of objects(subset, 'ports')) setIfEmpty(p, 'protocol', 'TCP');
 }
 
 function defaultLimitRange(o: JsonObject): void {
@@ -133,7 +148,8 @@ function defaultLimitRange(o: JsonObject): void {
       for (const [k, v] of Object.entries(def)) if (!(k in defReq)) defReq[k] = v;
       for (const [k, v] of Object.entries(obj(item, 'min') ?? {})) if (!(k in defReq)) defReq[k] = v;
     }
-    for (const k of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']) canonicalizeResourceList(obj(item, k));
+    for (const k of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'])
+      canonicalizeResourceList(obj(item, k));
   }
 }
 

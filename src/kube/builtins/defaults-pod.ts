@@ -12,14 +12,42 @@ import { canonicalQuantity, canonicalizeResourceList } from './quantity.ts';
 const DEFAULT_FILE_MODE = 420; // 0644
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
-const VOLUME_SOURCES = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi',
-  'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc',
-  'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected',
-  'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
+/** Every VolumeSource member of v1.Volume. */
+export const VOLUME_SOURCES = [
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  'image',
 ];
 
-const DOMAIN_RE = /^(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?$/;
+const DOMAIN_RE =
+  /^(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?$/;
 const PATH_COMPONENT_RE = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const TAG_RE = /^[\w][\w.-]{0,127}$/;
 const DIGEST_RE = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/;
@@ -48,7 +76,9 @@ export function imageTag(image: string): string {
   if (!rest) return '';
   const parts = rest.split('/');
   const first = parts[0];
-  const hasDomain = parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase());
+  const hasDomain =
+    parts.length > 1 &&
+    (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase());
   if (hasDomain && !DOMAIN_RE.test(first)) return '';
   const path = hasDomain ? parts.slice(1) : parts;
   if (path.length === 0 || !path.every((p) => PATH_COMPONENT_RE.test(p))) return '';
@@ -190,7 +220,8 @@ export function defaultPodSpec(spec: JsonObject, isPod: boolean): void {
     setIfNil(spec, 'enableServiceLinks', true);
     if (spec.hostNetwork === true) {
       for (const c of [...containers, ...initContainers]) {
-        for (const p of objects(c, 'ports')) if (isZeroInt(p, 'hostPort') && typeof p.containerPort === 'number') p.hostPort = p.containerPort;
+        for (const p of objects(c, 'ports'))
+          if (isZeroInt(p, 'hostPort') && typeof p.containerPort === 'number') p.hostPort = p.containerPort;
       }
     }
   }
@@ -204,7 +235,8 @@ export function defaultPodSpec(spec: JsonObject, isPod: boolean): void {
  * always written back as a copy of serviceAccountName.
  */
 function mirrorServiceAccount(spec: JsonObject): void {
-  if (isEmptyString(spec, 'serviceAccountName') && !isEmptyString(spec, 'serviceAccount')) spec.serviceAccountName = spec.serviceAccount;
+  if (isEmptyString(spec, 'serviceAccountName') && !isEmptyString(spec, 'serviceAccount'))
+    spec.serviceAccountName = spec.serviceAccount;
   if (isEmptyString(spec, 'serviceAccountName')) delete spec.serviceAccount;
   else spec.serviceAccount = spec.serviceAccountName;
 }
@@ -216,14 +248,26 @@ export function defaultPodTemplate(template: JsonObject): void {
   defaultPodSpec(ensureObj(template, 'spec'), false);
 }
 
-const NOT_READY_TOLERATION = { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
-const UNREACHABLE_TOLERATION = { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
+const NOT_READY_TOLERATION = {
+  key: 'node.kubernetes.io/not-ready',
+  operator: 'Exists',
+  effect: 'NoExecute',
+  tolerationSeconds: 300,
+};
+const UNREACHABLE_TOLERATION = {
+  key: 'node.kubernetes.io/unreachable',
+  operator: 'Exists',
+  effect: 'NoExecute',
+  tolerationSeconds: 300,
+};
 
 /** DefaultTolerationSeconds (create and update). */
 function addDefaultTolerations(spec: JsonObject): void {
   const tolerations = objects(spec, 'tolerations');
   const tolerates = (key: string): boolean =>
-    tolerations.some((t) => (t.key === key || isEmptyString(t, 'key')) && (t.effect === 'NoExecute' || isEmptyString(t, 'effect')));
+    tolerations.some(
+      (t) => (t.key === key || isEmptyString(t, 'key')) && (t.effect === 'NoExecute' || isEmptyString(t, 'effect')),
+    );
   const add: JsonObject[] = [];
   if (!tolerates(NOT_READY_TOLERATION.key)) add.push({ ...NOT_READY_TOLERATION });
   if (!tolerates(UNREACHABLE_TOLERATION.key)) add.push({ ...UNREACHABLE_TOLERATION });
@@ -232,7 +276,10 @@ function addDefaultTolerations(spec: JsonObject): void {
 
 function podForbidden(pod: JsonObject, why: string): Error {
   const name = str(obj(pod, 'metadata'), 'name') ?? '';
-  return forbidden(name ? `pods "${name}" is forbidden: ${why}` : `pods is forbidden: ${why}`, { name: name || undefined, kind: 'pods' });
+  return forbidden(name ? `pods "${name}" is forbidden: ${why}` : `pods is forbidden: ${why}`, {
+    name: name || undefined,
+    kind: 'pods',
+  });
 }
 
 /** The Priority admission plugin on create: priority from the PriorityClass, 0 without one. */
@@ -281,7 +328,8 @@ export function defaultPod(pod: JsonObject, op: 'create' | 'update', opts: Defau
     // Priority admission on update only restores what it set on create; validation forbids changes.
     const oldSpec = obj(opts.old, 'spec');
     if (isNil(spec, 'priority') && !isNil(oldSpec ?? {}, 'priority')) spec.priority = oldSpec?.priority;
-    if (isNil(spec, 'preemptionPolicy') && !isNil(oldSpec ?? {}, 'preemptionPolicy')) spec.preemptionPolicy = oldSpec?.preemptionPolicy;
+    if (isNil(spec, 'preemptionPolicy') && !isNil(oldSpec ?? {}, 'preemptionPolicy'))
+      spec.preemptionPolicy = oldSpec?.preemptionPolicy;
   }
   addDefaultTolerations(spec);
   if (op === 'create') pod.status = podCreateStatus(spec, opts);

@@ -32,7 +32,9 @@ function selectorRequirement(r: JsonObject): string {
 export function goLabelSelector(sel: unknown): GoValue {
   if (!isObject(sel)) return new GoValue('null');
   const ml = isObject(sel.matchLabels)
-    ? goStringMap(Object.fromEntries(Object.entries(sel.matchLabels).map(([k, v]) => [k, typeof v === 'string' ? v : ''])))
+    ? goStringMap(
+        Object.fromEntries(Object.entries(sel.matchLabels).map(([k, v]) => [k, typeof v === 'string' ? v : ''])),
+      )
     : 'map[string]string(nil)';
   const me = Array.isArray(sel.matchExpressions)
     ? `[]v1.LabelSelectorRequirement{${objects(sel, 'matchExpressions').map(selectorRequirement).join(', ')}}`

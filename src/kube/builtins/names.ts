@@ -1,113 +1,35 @@
 // Format checks used inside built-in specs (container names, port names, env var names, config
-// keys, label keys and values). Each returns kube-apiserver's detail messages word for word,
-// because clients and people match on them.
-//
-// Local to builtins until src/kube/validation/names.ts lands; then these should delegate to it.
+// keys, label keys and values), each returning kube-apiserver's detail messages word for word.
+// The name and label formats come from validation/names.ts; the spec-only ones live here.
 import { isIP } from 'node:net';
 import type { FieldError } from '../errors.ts';
+import { validateLabels as validateLabelMap } from '../validation/labels.ts';
+import {
+  emptyError,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  maxLenError,
+  regexError,
+} from '../validation/names.ts';
 import { fieldInvalid, fieldRequired } from './fields.ts';
 
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const DNS1035_LABEL_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const QNAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QNAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT = '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?';
-const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+export { emptyError, isQualifiedName, isValidLabelValue, maxLenError, regexError };
+export const isDns1123Label = isDNS1123Label;
+export const isDns1123Subdomain = isDNS1123Subdomain;
+export const isDns1035Label = isDNS1035Label;
+
 const CONFIG_KEY_FMT = '[-._a-zA-Z0-9]+';
 const CONFIG_KEY_MSG = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 const PERCENT_FMT = '[0-9]+%';
 const PERCENT_MSG = "a valid percent string must be a numeric string followed by an ending '%'";
-
-function whole(fmt: string): RegExp {
-  return new RegExp(`^${fmt}$`);
-}
-const DNS1123_LABEL_RE = whole(DNS1123_LABEL_FMT);
-const DNS1123_SUBDOMAIN_RE = whole(DNS1123_SUBDOMAIN_FMT);
-const DNS1035_LABEL_RE = whole(DNS1035_LABEL_FMT);
-const QNAME_RE = whole(QNAME_FMT);
-const LABEL_VALUE_RE = whole(LABEL_VALUE_FMT);
-const CONFIG_KEY_RE = whole(CONFIG_KEY_FMT);
-const PERCENT_RE = whole(PERCENT_FMT);
-
-export function maxLenError(n: number): string {
-  return `must be no more than ${n} characters`;
-}
-
-export function emptyError(): string {
-  return 'must be non-empty';
-}
+const CONFIG_KEY_RE = new RegExp(`^${CONFIG_KEY_FMT}$`);
+const PERCENT_RE = new RegExp(`^${PERCENT_FMT}$`);
 
 export function inclusiveRangeError(lo: number, hi: number): string {
   return `must be between ${lo} and ${hi}, inclusive`;
-}
-
-/** apimachinery's RegexError, including its doubled space before "or". */
-export function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  let out = `${msg} (e.g. `;
-  examples.forEach((e, i) => {
-    if (i > 0) out += ' or ';
-    out += `'${e}', `;
-  });
-  return `${out}regex used for validation is '${fmt}')`;
-}
-
-export function isDns1123Label(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 63) errs.push(maxLenError(63));
-  if (!DNS1123_LABEL_RE.test(v)) errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'));
-  return errs;
-}
-
-export function isDns1123Subdomain(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 253) errs.push(maxLenError(253));
-  if (!DNS1123_SUBDOMAIN_RE.test(v)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
-  return errs;
-}
-
-export function isDns1035Label(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 63) errs.push(maxLenError(63));
-  if (!DNS1035_LABEL_RE.test(v)) errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
-  return errs;
-}
-
-export function isQualifiedName(v: string): string[] {
-  const errs: string[] = [];
-  const parts = v.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0];
-  } else if (parts.length === 2) {
-    const prefix = parts[0];
-    name = parts[1];
-    if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
-    else for (const m of isDns1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
-  } else {
-    return [
-      `a qualified name ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  }
-  if (name.length === 0) errs.push(`name part ${emptyError()}`);
-  else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!QNAME_RE.test(name)) errs.push(`name part ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-
-export function isValidLabelValue(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 63) errs.push(maxLenError(63));
-  if (!LABEL_VALUE_RE.test(v)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
-  return errs;
 }
 
 function chDirPrefix(v: string): string[] {
@@ -119,7 +41,7 @@ function chDirPrefix(v: string): string[] {
 
 export function isConfigMapKey(v: string): string[] {
   const errs: string[] = [];
-  if (v.length > 253) errs.push(maxLenError(253));
+  if (Buffer.byteLength(v, 'utf8') > 253) errs.push(maxLenError(253));
   if (!CONFIG_KEY_RE.test(v)) errs.push(regexError(CONFIG_KEY_MSG, CONFIG_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
   errs.push(...chDirPrefix(v));
   return errs;
@@ -169,14 +91,17 @@ export function parseIpSloppy(v: string): 4 | 6 | 0 {
 }
 
 export function validateIp(field: string, value: string): FieldError[] {
-  return parseIpSloppy(value) ? [] : [fieldInvalid(field, value, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')];
+  return parseIpSloppy(value)
+    ? []
+    : [fieldInvalid(field, value, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')];
 }
 
 export function validateFullyQualifiedName(field: string, name: string): FieldError[] {
   if (name.length === 0) return [fieldRequired(field)];
   const errs = isDns1123Subdomain(name);
   if (errs.length > 0) return [fieldInvalid(field, name, errs.join(','))];
-  if (name.split('.').length < 3) return [fieldInvalid(field, name, 'should be a domain with at least three segments separated by dots')];
+  if (name.split('.').length < 3)
+    return [fieldInvalid(field, name, 'should be a domain with at least three segments separated by dots')];
   return [];
 }
 
@@ -194,10 +119,5 @@ export function validateQualifiedName(field: string, value: string): FieldError[
 
 /** metav1validation.ValidateLabels: errors are reported on the map's path, not per key. */
 export function validateLabels(field: string, labels: Record<string, string> | undefined): FieldError[] {
-  const out: FieldError[] = [];
-  for (const k of Object.keys(labels ?? {}).sort()) {
-    out.push(...validateQualifiedName(field, k));
-    for (const m of isValidLabelValue(labels?.[k] ?? '')) out.push(fieldInvalid(field, labels?.[k] ?? '', m));
-  }
-  return out;
+  return labels ? validateLabelMap(labels, field) : [];
 }

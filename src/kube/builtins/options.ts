@@ -25,7 +25,11 @@ export interface DefaultsOptions {
 
 export const SYSTEM_PRIORITY_CLASSES: Record<string, PriorityClassInfo> = {
   'system-node-critical': { name: 'system-node-critical', value: 2000001000, preemptionPolicy: 'PreemptLowerPriority' },
-  'system-cluster-critical': { name: 'system-cluster-critical', value: 2000000000, preemptionPolicy: 'PreemptLowerPriority' },
+  'system-cluster-critical': {
+    name: 'system-cluster-critical',
+    value: 2000000000,
+    preemptionPolicy: 'PreemptLowerPriority',
+  },
 };
 
 /** Timestamps the way metav1.Time serializes: RFC 3339, whole seconds, UTC. */

@@ -11,7 +11,7 @@ const QOS_RESOURCES = ['cpu', 'memory'];
 function accumulate(into: Map<string, Quantity>, list: JsonObject | undefined, found?: Set<string>): void {
   for (const name of QOS_RESOURCES) {
     const q = parseQuantity(list?.[name]);
-    if (!q || q.m <= 0n) continue;
+    if (!q || q.sign() <= 0) continue;
     found?.add(name);
     const prev = into.get(name);
     into.set(name, prev ? addQuantity(prev, q) : q);

@@ -11,16 +11,20 @@ export function validateLabelSelector(sel: unknown, path: string): FieldError[] 
   if (!isObject(sel)) return [];
   const errs: FieldError[] = [];
   const ml = isObject(sel.matchLabels) ? sel.matchLabels : undefined;
-  const labels = ml ? Object.fromEntries(Object.entries(ml).map(([k, v]) => [k, typeof v === 'string' ? v : ''])) : undefined;
+  const labels = ml
+    ? Object.fromEntries(Object.entries(ml).map(([k, v]) => [k, typeof v === 'string' ? v : '']))
+    : undefined;
   errs.push(...validateLabels(`${path}.matchLabels`, labels));
   objects(sel, 'matchExpressions').forEach((expr, i) => {
     const p = `${path}.matchExpressions[${i}]`;
     const op = str(expr, 'operator') ?? '';
     const values = strings(expr, 'values');
     if (op === 'In' || op === 'NotIn') {
-      if (values.length === 0) errs.push(fieldRequired(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+      if (values.length === 0)
+        errs.push(fieldRequired(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
     } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0) errs.push(fieldForbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (values.length > 0)
+        errs.push(fieldForbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
     } else {
       errs.push(fieldInvalid(`${p}.operator`, op, 'not a valid selector operator'));
     }
@@ -46,13 +50,15 @@ export function compileSelector(sel: unknown): CompiledSelector {
   const tests: ((labels: Record<string, string>) => boolean)[] = [];
   const ml = isObject(sel.matchLabels) ? sel.matchLabels : {};
   for (const [k, v] of Object.entries(ml)) {
-    if (typeof v !== 'string' || isQualifiedName(k).length > 0 || isValidLabelValue(v).length > 0) return { kind: 'error' };
+    if (typeof v !== 'string' || isQualifiedName(k).length > 0 || isValidLabelValue(v).length > 0)
+      return { kind: 'error' };
     tests.push((l) => l[k] === v);
   }
   for (const expr of objects(sel, 'matchExpressions') as JsonObject[]) {
     const key = str(expr, 'key') ?? '';
     const values = strings(expr, 'values');
-    if (isQualifiedName(key).length > 0 || values.some((v) => isValidLabelValue(v).length > 0)) return { kind: 'error' };
+    if (isQualifiedName(key).length > 0 || values.some((v) => isValidLabelValue(v).length > 0))
+      return { kind: 'error' };
     switch (expr.operator) {
       case 'In':
         if (values.length === 0) return { kind: 'error' };

@@ -11,8 +11,10 @@ import { deepEqual, isEmptyString, isNil, obj, objects, str, strings } from './j
 import { parseIpSloppy } from './names.ts';
 
 const needsClusterIp = (spec: JsonObject | undefined): boolean => spec?.type !== 'ExternalName';
-const needsNodePort = (spec: JsonObject | undefined): boolean => spec?.type === 'NodePort' || spec?.type === 'LoadBalancer';
-const needsHcNodePort = (spec: JsonObject | undefined): boolean => spec?.type === 'LoadBalancer' && spec?.externalTrafficPolicy === 'Local';
+const needsNodePort = (spec: JsonObject | undefined): boolean =>
+  spec?.type === 'NodePort' || spec?.type === 'LoadBalancer';
+const needsHcNodePort = (spec: JsonObject | undefined): boolean =>
+  spec?.type === 'LoadBalancer' && spec?.externalTrafficPolicy === 'Local';
 
 function clusterIps(spec: JsonObject | undefined): string[] {
   return Array.isArray(spec?.clusterIPs) ? strings(spec, 'clusterIPs') : [];
@@ -31,7 +33,8 @@ export function normalizeClusterIps(spec: JsonObject, oldSpec: JsonObject | unde
     return;
   }
   const oldIp = str(oldSpec, 'clusterIP') ?? '';
-  if (clusterIps(oldSpec).length > 0 && clusterIps(spec).length === 0 && oldIp === ip) spec.clusterIPs = [...clusterIps(oldSpec)];
+  if (clusterIps(oldSpec).length > 0 && clusterIps(spec).length === 0 && oldIp === ip)
+    spec.clusterIPs = [...clusterIps(oldSpec)];
   if (oldIp !== ip) {
     const same = deepEqual(clusterIps(oldSpec), clusterIps(spec));
     if (oldIp && !ip) {
@@ -49,7 +52,11 @@ export function patchAllocatedValues(spec: JsonObject, oldSpec: JsonObject): voi
     if (clusterIps(spec).length === 0 && clusterIps(oldSpec).length > 0) spec.clusterIPs = [...clusterIps(oldSpec)];
   }
   if (needsNodePort(oldSpec) && needsNodePort(spec)) {
-    const usedNew = new Set(objects(spec, 'ports').map((p) => p.nodePort).filter((n) => typeof n === 'number' && n !== 0));
+    const usedNew = new Set(
+      objects(spec, 'ports')
+        .map((p) => p.nodePort)
+        .filter((n) => typeof n === 'number' && n !== 0),
+    );
     const byName = new Map<string, JsonValue | undefined>();
     for (const p of objects(oldSpec, 'ports')) byName.set(str(p, 'name') ?? '', p.nodePort);
     for (const p of objects(spec, 'ports')) {
@@ -67,7 +74,10 @@ export function patchAllocatedValues(spec: JsonObject, oldSpec: JsonObject): voi
 /** dropTypeDependentFields: on a type change, clear what the old type had and the user kept as is. */
 export function dropTypeDependentFields(spec: JsonObject, oldSpec: JsonObject): void {
   if (needsClusterIp(oldSpec) && !needsClusterIp(spec)) {
-    if (deepEqual(clusterIps(oldSpec), clusterIps(spec)) && (str(oldSpec, 'clusterIP') ?? '') === (str(spec, 'clusterIP') ?? '')) {
+    if (
+      deepEqual(clusterIps(oldSpec), clusterIps(spec)) &&
+      (str(oldSpec, 'clusterIP') ?? '') === (str(spec, 'clusterIP') ?? '')
+    ) {
       delete spec.clusterIP;
       delete spec.clusterIPs;
     }
@@ -78,15 +88,22 @@ export function dropTypeDependentFields(spec: JsonObject, oldSpec: JsonObject): 
   if (needsNodePort(oldSpec) && !needsNodePort(spec) && deepEqual(nodePorts(oldSpec), nodePorts(spec))) {
     for (const p of objects(spec, 'ports')) delete p.nodePort;
   }
-  if (needsHcNodePort(oldSpec) && !needsHcNodePort(spec) && deepEqual(oldSpec.healthCheckNodePort, spec.healthCheckNodePort)) {
+  if (
+    needsHcNodePort(oldSpec) &&
+    !needsHcNodePort(spec) &&
+    deepEqual(oldSpec.healthCheckNodePort, spec.healthCheckNodePort)
+  ) {
     delete spec.healthCheckNodePort;
   }
   if (oldSpec.type === 'LoadBalancer' && spec.type !== 'LoadBalancer') {
-    if (deepEqual(oldSpec.allocateLoadBalancerNodePorts, spec.allocateLoadBalancerNodePorts)) delete spec.allocateLoadBalancerNodePorts;
+    if (deepEqual(oldSpec.allocateLoadBalancerNodePorts, spec.allocateLoadBalancerNodePorts))
+      delete spec.allocateLoadBalancerNodePorts;
     if (deepEqual(oldSpec.loadBalancerClass, spec.loadBalancerClass)) delete spec.loadBalancerClass;
   }
   const external = (s: JsonObject): boolean =>
-    s.type === 'LoadBalancer' || s.type === 'NodePort' || (s.type === 'ClusterIP' && Array.isArray(s.externalIPs) && s.externalIPs.length > 0);
+    s.type === 'LoadBalancer' ||
+    s.type === 'NodePort' ||
+    (s.type === 'ClusterIP' && Array.isArray(s.externalIPs) && s.externalIPs.length > 0);
   if (external(oldSpec) && !external(spec) && deepEqual(oldSpec.externalTrafficPolicy, spec.externalTrafficPolicy)) {
     delete spec.externalTrafficPolicy;
   }
@@ -101,7 +118,11 @@ function otherFamily(f: IpFamily): IpFamily {
  * update; RequireDualStack for a headless Service without selector, else SingleStack) and
  * ipFamilies inferred from clusterIPs or the cluster's family. Conflicts are left for validation.
  */
-export function initServiceIpFamilies(spec: JsonObject, oldSpec: JsonObject | undefined, clusterFamily: IpFamily): void {
+export function initServiceIpFamilies(
+  spec: JsonObject,
+  oldSpec: JsonObject | undefined,
+  clusterFamily: IpFamily,
+): void {
   if (spec.type === 'ExternalName') return;
   const selector = obj(spec, 'selector');
   const selectorless = !selector || Object.keys(selector).length === 0;
@@ -124,7 +145,8 @@ export function initServiceIpFamilies(spec: JsonObject, oldSpec: JsonObject | un
   });
   if (headless && selectorless) {
     if (families.length === 0) families.push(clusterFamily);
-    if (families.length < 2 && spec.ipFamilyPolicy !== 'SingleStack') families.push(otherFamily(families[0] as IpFamily));
+    if (families.length < 2 && spec.ipFamilyPolicy !== 'SingleStack')
+      families.push(otherFamily(families[0] as IpFamily));
   } else if (families.length === 0) {
     families.push(clusterFamily);
   }
@@ -135,7 +157,11 @@ function allocationError(service: JsonObject, requested: string, e: unknown): Er
   const name = str(obj(service, 'metadata'), 'name') ?? '';
   if (e instanceof ClusterIpAllocationError && e.reason !== 'Full') {
     const ips = clusterIps(obj(service, 'spec'));
-    const cause = fieldInvalid('spec.clusterIPs', goStringSliceValue(ips.length ? ips : [requested]), `failed to allocate IP ${requested}: ${e.message}`);
+    const cause = fieldInvalid(
+      'spec.clusterIPs',
+      goStringSliceValue(ips.length ? ips : [requested]),
+      `failed to allocate IP ${requested}: ${e.message}`,
+    );
     return invalid('', 'Service', name, [{ reason: cause.reason, message: cause.message, field: cause.field }]);
   }
   const why = e instanceof Error ? e.message : String(e);

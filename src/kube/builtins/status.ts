@@ -5,7 +5,12 @@
 // strategy resets only the fields listed below.
 import type { JsonObject } from '../types.ts';
 import { ensureObj, obj, semanticEqual, str } from './json.ts';
-import { initServiceIpFamilies, normalizeClusterIps, patchAllocatedValues, dropTypeDependentFields } from './service.ts';
+import {
+  initServiceIpFamilies,
+  normalizeClusterIps,
+  patchAllocatedValues,
+  dropTypeDependentFields,
+} from './service.ts';
 
 export type Subresource = 'main' | 'status' | 'finalize';
 
@@ -16,9 +21,23 @@ export interface UpdateOptions {
 
 /** Kinds with a status subresource: their main endpoint keeps the stored status. */
 const STATUS_KINDS = new Set([
-  '/Pod', '/Service', '/Namespace', '/Node', '/PersistentVolumeClaim', '/PersistentVolume', '/ReplicationController',
-  '/ResourceQuota', 'apps/Deployment', 'apps/ReplicaSet', 'apps/DaemonSet', 'apps/StatefulSet', 'batch/Job',
-  'batch/CronJob', 'policy/PodDisruptionBudget', 'networking.k8s.io/Ingress', 'autoscaling/HorizontalPodAutoscaler',
+  '/Pod',
+  '/Service',
+  '/Namespace',
+  '/Node',
+  '/PersistentVolumeClaim',
+  '/PersistentVolume',
+  '/ReplicationController',
+  '/ResourceQuota',
+  'apps/Deployment',
+  'apps/ReplicaSet',
+  'apps/DaemonSet',
+  'apps/StatefulSet',
+  'batch/Job',
+  'batch/CronJob',
+  'policy/PodDisruptionBudget',
+  'networking.k8s.io/Ingress',
+  'autoscaling/HorizontalPodAutoscaler',
   'apiextensions.k8s.io/CustomResourceDefinition',
 ]);
 
@@ -27,7 +46,8 @@ const specChanged = (n: JsonObject, o: JsonObject): boolean => !semanticEqual(n.
 /** When a kind's generation moves: upstream strategies compare these parts of the object. */
 const GENERATION_RULES: Record<string, (n: JsonObject, o: JsonObject) => boolean> = {
   // Annotations too: the deployment controller copies them onto ReplicaSets.
-  'apps/Deployment': (n, o) => specChanged(n, o) || !semanticEqual(obj(n, 'metadata')?.annotations, obj(o, 'metadata')?.annotations),
+  'apps/Deployment': (n, o) =>
+    specChanged(n, o) || !semanticEqual(obj(n, 'metadata')?.annotations, obj(o, 'metadata')?.annotations),
   'apps/ReplicaSet': specChanged,
   'apps/StatefulSet': specChanged,
   'apps/DaemonSet': specChanged,
@@ -149,7 +169,8 @@ function prepareStatusWrite(key: string, n: JsonObject, o: JsonObject): void {
       const status = ensureObj(n, 'status');
       const oldStatus = obj(o, 'status') ?? {};
       if (!status.qosClass && oldStatus.qosClass) status.qosClass = oldStatus.qosClass;
-      if (!status.observedGeneration && oldStatus.observedGeneration) status.observedGeneration = oldStatus.observedGeneration;
+      if (!status.observedGeneration && oldStatus.observedGeneration)
+        status.observedGeneration = oldStatus.observedGeneration;
       preserveConditionGenerations(status, oldStatus);
       break;
     }

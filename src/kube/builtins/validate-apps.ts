@@ -21,7 +21,10 @@ function validateTemplate(template: JsonObject, path: string): FieldError[] {
     for (const m of isQualifiedName(k.toLowerCase())) errs.push(fieldInvalid(`${path}.annotations`, k, m));
   }
   errs.push(...validatePodSpec(obj(template, 'spec') ?? {}, `${path}.spec`, { isPod: false }));
-  if (Array.isArray(obj(template, 'spec')?.ephemeralContainers) && (obj(template, 'spec')?.ephemeralContainers as unknown[]).length > 0) {
+  if (
+    Array.isArray(obj(template, 'spec')?.ephemeralContainers) &&
+    (obj(template, 'spec')?.ephemeralContainers as unknown[]).length > 0
+  ) {
     errs.push(fieldForbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
   }
   return errs;
@@ -33,11 +36,21 @@ function templateLabels(spec: JsonObject): Record<string, string> | undefined {
 
 function selectorMismatch(spec: JsonObject, path: string): FieldError[] {
   const labels = templateLabels(spec);
-  return [fieldInvalid(`${path}.template.metadata.labels`, goStringMapValue(labels), '`selector` does not match template `labels`')];
+  return [
+    fieldInvalid(
+      `${path}.template.metadata.labels`,
+      goStringMapValue(labels),
+      '`selector` does not match template `labels`',
+    ),
+  ];
 }
 
 /** The selector block shared by Deployment, ReplicaSet and StatefulSet. */
-function validateSelector(spec: JsonObject, path: string, emptyMessage: string): { errs: FieldError[]; ok: boolean; matches: boolean } {
+function validateSelector(
+  spec: JsonObject,
+  path: string,
+  emptyMessage: string,
+): { errs: FieldError[]; ok: boolean; matches: boolean } {
   const errs: FieldError[] = [];
   const sel = obj(spec, 'selector');
   if (!sel) errs.push(fieldRequired(`${path}.selector`));
@@ -61,7 +74,12 @@ function validateReplicaTemplate(spec: JsonObject, path: string, kind: 'ReplicaS
   const restart = str(tspec, 'restartPolicy') ?? '';
   if (restart !== 'Always') errs.push(fieldNotSupported(`${path}.template.spec.restartPolicy`, restart, ['Always']));
   if (!isNil(tspec, 'activeDeadlineSeconds')) {
-    errs.push(fieldForbidden(`${path}.template.spec.activeDeadlineSeconds`, `activeDeadlineSeconds in ${kind} is not Supported`));
+    errs.push(
+      fieldForbidden(
+        `${path}.template.spec.activeDeadlineSeconds`,
+        `activeDeadlineSeconds in ${kind} is not Supported`,
+      ),
+    );
   }
   return errs;
 }
@@ -82,9 +100,16 @@ function notMoreThan100(path: string, v: unknown): FieldError[] {
   return [fieldInvalid(path, goIntOrString(v), 'must not be greater than 100%')];
 }
 
-function goStrategy(type: string, inner: string, ru: unknown): GoValue {
-  const rolling = ru === undefined || ru === null ? `(*apps.${inner})(nil)` : `&apps.${inner}{...}`;
-  return new GoValue(`apps.${inner.replace('RollingUpdate', '')}Strategy{Type:${JSON.stringify(type)}, RollingUpdate:${rolling}}`);
+/** A non-nil pointer prints as an address under `%#v`; no client can match on it. */
+function goPointer(type: string, v: unknown): string {
+  return v === undefined || v === null ? `(*${type})(nil)` : `(*${type})(0xc000000000)`;
+}
+
+/** `%#v` of an update strategy struct (the value kube puts in "unsupported strategy" errors). */
+function goStrategy(struct: string, type: string, rollingType: string, ru: unknown): GoValue {
+  return new GoValue(
+    `apps.${struct}{Type:${JSON.stringify(type)}, RollingUpdate:${goPointer(`apps.${rollingType}`, ru)}}`,
+  );
 }
 
 function validateDeploymentStrategy(spec: JsonObject, path: string): FieldError[] {
@@ -92,20 +117,32 @@ function validateDeploymentStrategy(spec: JsonObject, path: string): FieldError[
   const type = str(strategy, 'type') ?? '';
   const p = `${path}.strategy`;
   if (type === 'Recreate') {
-    return isNil(strategy, 'rollingUpdate') ? [] : [fieldForbidden(`${p}.rollingUpdate`, "may not be specified when strategy `type` is 'Recreate'")];
+    return isNil(strategy, 'rollingUpdate')
+      ? []
+      : [fieldForbidden(`${p}.rollingUpdate`, "may not be specified when strategy `type` is 'Recreate'")];
   }
   if (type === 'RollingUpdate') {
     const ru = obj(strategy, 'rollingUpdate');
     if (!ru) return [fieldRequired(`${p}.rollingUpdate`, 'this should be defaulted and never be nil')];
     const rp = `${p}.rollingUpdate`;
-    const errs = [...validateIntOrPercent(`${rp}.maxUnavailable`, ru.maxUnavailable), ...validateIntOrPercent(`${rp}.maxSurge`, ru.maxSurge)];
+    const errs = [
+      ...validateIntOrPercent(`${rp}.maxUnavailable`, ru.maxUnavailable),
+      ...validateIntOrPercent(`${rp}.maxSurge`, ru.maxSurge),
+    ];
     if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0) {
-      errs.push(fieldInvalid(`${rp}.maxUnavailable`, goIntOrString(ru.maxUnavailable), 'may not be 0 when `maxSurge` is 0'));
+      errs.push(
+        fieldInvalid(`${rp}.maxUnavailable`, goIntOrString(ru.maxUnavailable), 'may not be 0 when `maxSurge` is 0'),
+      );
     }
     errs.push(...notMoreThan100(`${rp}.maxUnavailable`, ru.maxUnavailable));
     return errs;
   }
-  return [fieldNotSupported(p, goStrategy(type, 'RollingUpdateDeployment', strategy.rollingUpdate), ['Recreate', 'RollingUpdate'])];
+  return [
+    fieldNotSupported(p, goStrategy('DeploymentStrategy', type, 'RollingUpdateDeployment', strategy.rollingUpdate), [
+      'Recreate',
+      'RollingUpdate',
+    ]),
+  ];
 }
 
 function immutableSelector(o: JsonObject, old: JsonObject | undefined): FieldError[] {
@@ -122,7 +159,8 @@ export function validateDeployment(o: JsonObject, old?: JsonObject): FieldError[
   errs.push(...sel.errs);
   if (!sel.ok) errs.push(fieldInvalid('spec.selector', goLabelSelector(spec.selector), 'invalid label selector'));
   else {
-    if (!sel.matches && compileSelector(spec.selector).kind !== 'everything') errs.push(...selectorMismatch(spec, 'spec'));
+    if (!sel.matches && compileSelector(spec.selector).kind !== 'everything')
+      errs.push(...selectorMismatch(spec, 'spec'));
     errs.push(...validateReplicaTemplate(spec, 'spec', 'ReplicaSet'));
   }
   errs.push(...validateDeploymentStrategy(spec, 'spec'));
@@ -131,7 +169,8 @@ export function validateDeployment(o: JsonObject, old?: JsonObject): FieldError[
   const pds = spec.progressDeadlineSeconds;
   if (typeof pds === 'number') {
     errs.push(...nonNegative('spec.progressDeadlineSeconds', pds));
-    if (pds <= (num(spec, 'minReadySeconds') ?? 0)) errs.push(fieldInvalid('spec.progressDeadlineSeconds', pds, 'must be greater than minReadySeconds'));
+    if (pds <= (num(spec, 'minReadySeconds') ?? 0))
+      errs.push(fieldInvalid('spec.progressDeadlineSeconds', pds, 'must be greater than minReadySeconds'));
   }
   errs.push(...immutableSelector(o, old));
   return errs;
@@ -139,12 +178,16 @@ export function validateDeployment(o: JsonObject, old?: JsonObject): FieldError[
 
 export function validateReplicaSet(o: JsonObject): FieldError[] {
   const spec = obj(o, 'spec') ?? {};
-  const errs = [...nonNegative('spec.replicas', spec.replicas), ...nonNegative('spec.minReadySeconds', spec.minReadySeconds)];
+  const errs = [
+    ...nonNegative('spec.replicas', spec.replicas),
+    ...nonNegative('spec.minReadySeconds', spec.minReadySeconds),
+  ];
   const sel = validateSelector(spec, 'spec', 'empty selector is invalid for deployment');
   errs.push(...sel.errs);
   if (!sel.ok) errs.push(fieldInvalid('spec.selector', goLabelSelector(spec.selector), 'invalid label selector'));
   else {
-    if (!sel.matches && compileSelector(spec.selector).kind !== 'everything') errs.push(...selectorMismatch(spec, 'spec'));
+    if (!sel.matches && compileSelector(spec.selector).kind !== 'everything')
+      errs.push(...selectorMismatch(spec, 'spec'));
     errs.push(...validateReplicaTemplate(spec, 'spec', 'ReplicaSet'));
   }
   return errs;
@@ -167,11 +210,21 @@ function validateDaemonSetStrategy(spec: JsonObject): FieldError[] {
     ];
     const hasUnavailable = intOrPercentValue(ru.maxUnavailable) !== 0;
     const hasSurge = intOrPercentValue(ru.maxSurge) !== 0;
-    if (hasUnavailable && hasSurge) errs.push(fieldInvalid(`${rp}.maxSurge`, goIntOrString(ru.maxSurge), 'may not be set when maxUnavailable is non-zero'));
-    if (!hasUnavailable && !hasSurge) errs.push(fieldRequired(`${rp}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
+    if (hasUnavailable && hasSurge)
+      errs.push(
+        fieldInvalid(`${rp}.maxSurge`, goIntOrString(ru.maxSurge), 'may not be set when maxUnavailable is non-zero'),
+      );
+    if (!hasUnavailable && !hasSurge)
+      errs.push(fieldRequired(`${rp}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
     return errs;
   }
-  return [fieldNotSupported(p, goStrategy(type, 'RollingUpdateDaemonSet', strategy.rollingUpdate), ['RollingUpdate', 'OnDelete'])];
+  return [
+    fieldNotSupported(
+      p,
+      goStrategy('DaemonSetUpdateStrategy', type, 'RollingUpdateDaemonSet', strategy.rollingUpdate),
+      ['RollingUpdate', 'OnDelete'],
+    ),
+  ];
 }
 
 export function validateDaemonSet(o: JsonObject, old?: JsonObject): FieldError[] {
@@ -179,18 +232,24 @@ export function validateDaemonSet(o: JsonObject, old?: JsonObject): FieldError[]
   const errs = validateLabelSelector(spec.selector, 'spec.selector');
   const compiled = compileSelector(spec.selector);
   const labels = templateLabels(spec) ?? {};
-  if (compiled.kind !== 'error' && !(compiled.kind === 'everything' || (compiled.kind === 'match' && compiled.matches(labels)))) {
+  if (
+    compiled.kind !== 'error' &&
+    !(compiled.kind === 'everything' || (compiled.kind === 'match' && compiled.matches(labels)))
+  ) {
     errs.push(...selectorMismatch(spec, 'spec'));
   }
   const sel = obj(spec, 'selector');
-  if (sel && isEmptySelector(sel)) errs.push(fieldInvalid('spec.selector', goLabelSelector(sel), 'empty selector is invalid for daemonset'));
+  if (sel && isEmptySelector(sel))
+    errs.push(fieldInvalid('spec.selector', goLabelSelector(sel), 'empty selector is invalid for daemonset'));
   const template = obj(spec, 'template') ?? {};
   errs.push(...validateTemplate(template, 'spec.template'));
   const tspec = obj(template, 'spec') ?? {};
   const restart = str(tspec, 'restartPolicy') ?? '';
   if (restart !== 'Always') errs.push(fieldNotSupported('spec.template.spec.restartPolicy', restart, ['Always']));
   if (!isNil(tspec, 'activeDeadlineSeconds')) {
-    errs.push(fieldForbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in DaemonSet is not Supported'));
+    errs.push(
+      fieldForbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in DaemonSet is not Supported'),
+    );
   }
   errs.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
   errs.push(...validateDaemonSetStrategy(spec));
@@ -199,38 +258,64 @@ export function validateDaemonSet(o: JsonObject, old?: JsonObject): FieldError[]
   return errs;
 }
 
-const STS_MUTABLE = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
+const STS_MUTABLE = [
+  'replicas',
+  'ordinals',
+  'template',
+  'updateStrategy',
+  'revisionHistoryLimit',
+  'persistentVolumeClaimRetentionPolicy',
+  'minReadySeconds',
+];
 
 export function validateStatefulSet(o: JsonObject, old?: JsonObject): FieldError[] {
   const spec = obj(o, 'spec') ?? {};
   const errs: FieldError[] = [];
   const pmp = str(spec, 'podManagementPolicy') ?? '';
   if (pmp === '') errs.push(fieldRequired('spec.podManagementPolicy'));
-  else if (pmp !== 'OrderedReady' && pmp !== 'Parallel') errs.push(fieldInvalid('spec.podManagementPolicy', pmp, "must be 'OrderedReady' or 'Parallel'"));
+  else if (pmp !== 'OrderedReady' && pmp !== 'Parallel')
+    errs.push(fieldInvalid('spec.podManagementPolicy', pmp, "must be 'OrderedReady' or 'Parallel'"));
   const strategy = obj(spec, 'updateStrategy') ?? {};
   const type = str(strategy, 'type') ?? '';
   const ru = obj(strategy, 'rollingUpdate');
   if (type === '') errs.push(fieldRequired('spec.updateStrategy'));
   else if (type === 'OnDelete') {
-    if (ru) errs.push(fieldInvalid('spec.updateStrategy.rollingUpdate', new GoValue('&apps.RollingUpdateStatefulSetStrategy{...}'), "only allowed for updateStrategy 'RollingUpdate'"));
+    if (ru)
+      errs.push(
+        fieldInvalid(
+          'spec.updateStrategy.rollingUpdate',
+          new GoValue(
+            `apps.RollingUpdateStatefulSetStrategy{Partition:${num(ru, 'partition') ?? 0}, MaxUnavailable:${goPointer('intstr.IntOrString', ru.maxUnavailable)}}`,
+          ),
+          "only allowed for updateStrategy 'RollingUpdate'",
+        ),
+      );
   } else if (type === 'RollingUpdate') {
     if (ru) {
       errs.push(...nonNegative('spec.updateStrategy.rollingUpdate.partition', ru.partition));
       if (!isNil(ru, 'maxUnavailable')) {
         const mp = 'spec.updateStrategy.rollingUpdate.maxUnavailable';
         errs.push(...validateIntOrPercent(mp, ru.maxUnavailable));
-        if (intOrPercentValue(ru.maxUnavailable) === 0) errs.push(fieldInvalid(mp, goIntOrString(ru.maxUnavailable), 'cannot be 0'));
+        if (intOrPercentValue(ru.maxUnavailable) === 0)
+          errs.push(fieldInvalid(mp, goIntOrString(ru.maxUnavailable), 'cannot be 0'));
         errs.push(...notMoreThan100(mp, ru.maxUnavailable));
       }
     }
   } else {
-    errs.push(fieldInvalid('spec.updateStrategy', goStrategy(type, 'RollingUpdateStatefulSetStrategy', strategy.rollingUpdate), "must be 'RollingUpdate' or 'OnDelete'"));
+    errs.push(
+      fieldInvalid(
+        'spec.updateStrategy',
+        goStrategy('StatefulSetUpdateStrategy', type, 'RollingUpdateStatefulSetStrategy', strategy.rollingUpdate),
+        "must be 'RollingUpdate' or 'OnDelete'",
+      ),
+    );
   }
   const retention = obj(spec, 'persistentVolumeClaimRetentionPolicy');
   if (retention) {
     for (const f of ['whenDeleted', 'whenScaled']) {
       const v = str(retention, f) ?? '';
-      if (v !== 'Retain' && v !== 'Delete') errs.push(fieldNotSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v, ['Retain', 'Delete']));
+      if (v !== 'Retain' && v !== 'Delete')
+        errs.push(fieldNotSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v, ['Retain', 'Delete']));
     }
   }
   errs.push(...nonNegative('spec.replicas', spec.replicas));
@@ -240,7 +325,8 @@ export function validateStatefulSet(o: JsonObject, old?: JsonObject): FieldError
   errs.push(...sel.errs);
   if (!sel.ok) errs.push(fieldInvalid('spec.selector', goLabelSelector(spec.selector), ''));
   else {
-    if (!sel.matches && compileSelector(spec.selector).kind !== 'everything') errs.push(...selectorMismatch(spec, 'spec'));
+    if (!sel.matches && compileSelector(spec.selector).kind !== 'everything')
+      errs.push(...selectorMismatch(spec, 'spec'));
     // StatefulSet validation checks only the template's metadata, not its PodSpec.
     const md = obj(obj(spec, 'template'), 'metadata');
     errs.push(...validateLabels('spec.template.labels', stringMap(md, 'labels')));
@@ -249,11 +335,17 @@ export function validateStatefulSet(o: JsonObject, old?: JsonObject): FieldError
   const restart = str(tspec, 'restartPolicy') ?? '';
   if (restart !== 'Always') errs.push(fieldNotSupported('spec.template.spec.restartPolicy', restart, ['Always']));
   if (!isNil(tspec, 'activeDeadlineSeconds')) {
-    errs.push(fieldForbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in StatefulSet is not Supported'));
+    errs.push(
+      fieldForbidden(
+        'spec.template.spec.activeDeadlineSeconds',
+        'activeDeadlineSeconds in StatefulSet is not Supported',
+      ),
+    );
   }
   if (old) {
     const oldSpec = obj(old, 'spec') ?? {};
-    const strip = (s: JsonObject): JsonObject => Object.fromEntries(Object.entries(s).filter(([k]) => !STS_MUTABLE.includes(k)));
+    const strip = (s: JsonObject): JsonObject =>
+      Object.fromEntries(Object.entries(s).filter(([k]) => !STS_MUTABLE.includes(k)));
     if (!semanticEqual(strip(spec), strip(oldSpec))) {
       errs.push(
         fieldForbidden(
@@ -276,12 +368,14 @@ export function validateJob(o: JsonObject): FieldError[] {
   if (!sel) errs.push(fieldRequired('spec.selector'));
   else errs.push(...validateLabelSelector(sel, 'spec.selector'));
   const compiled = compileSelector(spec.selector);
-  const unmatched = compiled.kind === 'nothing' || (compiled.kind === 'match' && !compiled.matches(templateLabels(spec) ?? {}));
+  const unmatched =
+    compiled.kind === 'nothing' || (compiled.kind === 'match' && !compiled.matches(templateLabels(spec) ?? {}));
   if (unmatched) errs.push(...selectorMismatch(spec, 'spec'));
   const template = obj(spec, 'template') ?? {};
   errs.push(...validateTemplate(template, 'spec.template'));
   const restart = str(obj(template, 'spec'), 'restartPolicy') ?? '';
-  if (restart !== 'OnFailure' && restart !== 'Never') errs.push(fieldNotSupported('spec.template.spec.restartPolicy', restart, ['OnFailure', 'Never']));
+  if (restart !== 'OnFailure' && restart !== 'Never')
+    errs.push(fieldNotSupported('spec.template.spec.restartPolicy', restart, ['OnFailure', 'Never']));
   return errs;
 }
 

@@ -4,10 +4,18 @@ import { Buffer } from 'node:buffer';
 import type { FieldError } from '../errors.ts';
 import type { JsonObject } from '../types.ts';
 import { goQuote } from '../util/goquote.ts';
-import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, GoValue } from './fields.ts';
+import {
+  fieldDuplicate,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+  GoValue,
+} from './fields.ts';
 import { deepEqual, isNil, obj, objects, sortedKeys, str, strings } from './json.ts';
 import { isConfigMapKey, isDns1123Subdomain, isQualifiedName, isValidLabelValue, parseIpSloppy } from './names.ts';
-import { parseQuantity } from './quantity.ts';
+import { isNegativeQuantity, isWholeQuantity, parseQuantity } from './quantity.ts';
 
 const MAX_SECRET_SIZE = 1024 * 1024;
 
@@ -15,7 +23,9 @@ function immutableData(o: JsonObject, old: JsonObject | undefined, fields: strin
   if (old?.immutable !== true) return [];
   const errs: FieldError[] = [];
   if (o.immutable !== true) errs.push(fieldForbidden('immutable', 'field is immutable when `immutable` is set'));
-  for (const f of fields) if (!deepEqual(o[f] ?? null, old[f] ?? null)) errs.push(fieldForbidden(f, 'field is immutable when `immutable` is set'));
+  for (const f of fields)
+    if (!deepEqual(o[f] ?? null, old[f] ?? null))
+      errs.push(fieldForbidden(f, 'field is immutable when `immutable` is set'));
   return errs;
 }
 
@@ -46,7 +56,9 @@ function decoded(data: JsonObject, key: string): Buffer | undefined {
 function jsonError(bytes: Buffer): string | undefined {
   try {
     const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? undefined : 'json: cannot unmarshal into Go value of type map[string]interface {}';
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? undefined
+      : 'json: cannot unmarshal into Go value of type map[string]interface {}';
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }
@@ -150,7 +162,17 @@ function validateTaints(taints: JsonObject[]): FieldError[] {
   return errs;
 }
 
-const INTEGER_RESOURCES = new Set(['pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers']);
+const INTEGER_RESOURCES = new Set([
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'resourcequotas',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
+]);
 
 function validateNodeResources(o: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
@@ -161,10 +183,11 @@ function validateNodeResources(o: JsonObject): FieldError[] {
       const q = parseQuantity(values[name]);
       if (!q) continue;
       const text = String(values[name]);
-      if (q.m < 0n) errs.push(fieldInvalid(path, text, 'must be greater than or equal to 0'));
+      if (isNegativeQuantity(q)) errs.push(fieldInvalid(path, text, 'must be greater than or equal to 0'));
       const extended = name.includes('/') && !name.includes('kubernetes.io/');
-      const whole = q.e >= 0 || q.m % 10n ** BigInt(-q.e) === 0n;
-      if ((INTEGER_RESOURCES.has(name) || extended) && !whole) errs.push(fieldInvalid(path, new GoValue(text), 'must be an integer'));
+      const whole = isWholeQuantity(q);
+      if ((INTEGER_RESOURCES.has(name) || extended) && !whole)
+        errs.push(fieldInvalid(path, new GoValue(text), 'must be an integer'));
     }
   }
   return errs;
@@ -186,7 +209,13 @@ export function validateNode(o: JsonObject, old?: JsonObject): FieldError[] {
   if (cidrs.length > 1) {
     const fams = cidrs.map((c) => parseIpSloppy(c.split('/')[0]));
     if (cidrs.length > 2 || fams[0] === fams[1]) {
-      errs.push(fieldInvalid('spec.podCIDRs', new GoValue(`[]string{${cidrs.map(goQuote).join(', ')}}`), 'may specify no more than one CIDR for each IP family'));
+      errs.push(
+        fieldInvalid(
+          'spec.podCIDRs',
+          new GoValue(`[]string{${cidrs.map(goQuote).join(', ')}}`),
+          'may specify no more than one CIDR for each IP family',
+        ),
+      );
     }
     const seen = new Set<string>();
     cidrs.forEach((c, i) => {
@@ -204,7 +233,8 @@ export function validateNode(o: JsonObject, old?: JsonObject): FieldError[] {
     if (oldProvider && oldProvider !== (str(spec, 'providerID') ?? '')) {
       errs.push(fieldForbidden('spec.providerID', 'node updates may not change providerID except from "" to valid'));
     }
-    if ((str(spec, 'externalID') ?? '') !== (str(oldSpec, 'externalID') ?? '')) errs.push(fieldForbidden('spec.externalID', 'may not be updated'));
+    if ((str(spec, 'externalID') ?? '') !== (str(oldSpec, 'externalID') ?? ''))
+      errs.push(fieldForbidden('spec.externalID', 'may not be updated'));
   }
   return errs;
 }
@@ -214,7 +244,8 @@ export function validateEvent(o: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
   const namespace = str(obj(o, 'metadata'), 'namespace') ?? '';
   const involvedNs = str(obj(o, 'involvedObject'), 'namespace') ?? '';
-  const mismatch = (): FieldError => fieldInvalid('involvedObject.namespace', involvedNs, 'does not match event.namespace');
+  const mismatch = (): FieldError =>
+    fieldInvalid('involvedObject.namespace', involvedNs, 'does not match event.namespace');
   if (isNil(o, 'eventTime')) {
     if (involvedNs === '') {
       if (namespace !== '' && namespace !== 'default') errs.push(mismatch());
@@ -234,7 +265,8 @@ export function validateEvent(o: JsonObject): FieldError[] {
       if (value === '') errs.push(fieldRequired(field));
       if (value.length > max) errs.push(fieldInvalid(field, '', `can have at most ${max} characters`));
     }
-    if ((str(o, 'message') ?? '').length > 1024) errs.push(fieldInvalid('message', '', 'can have at most 1024 characters'));
+    if ((str(o, 'message') ?? '').length > 1024)
+      errs.push(fieldInvalid('message', '', 'can have at most 1024 characters'));
   }
   errs.push(...isDns1123Subdomain(namespace).map((m) => fieldInvalid('namespace', namespace, m)));
   return errs;

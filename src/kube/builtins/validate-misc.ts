@@ -5,8 +5,15 @@ import type { JsonObject } from '../types.ts';
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, GoValue } from './fields.ts';
 import { goStringSliceValue } from './go.ts';
 import { isNil, obj, objects, str, stringMap, strings } from './json.ts';
-import { isDns1035Label, isDns1123Label, isDns1123Subdomain, isValidPortNum, validateFullyQualifiedName, validateLabels } from './names.ts';
-import { parseQuantity } from './quantity.ts';
+import {
+  isDns1035Label,
+  isDns1123Label,
+  isDns1123Subdomain,
+  isValidPortNum,
+  validateFullyQualifiedName,
+  validateLabels,
+} from './names.ts';
+import { isNegativeQuantity, parseQuantity } from './quantity.ts';
 import { validateLabelSelector } from './selector.ts';
 import { validateTolerations } from './validate-pod.ts';
 
@@ -14,12 +21,17 @@ export function validateLease(o: JsonObject): FieldError[] {
   const spec = obj(o, 'spec') ?? {};
   const errs: FieldError[] = [];
   const duration = spec.leaseDurationSeconds;
-  if (typeof duration === 'number' && duration <= 0) errs.push(fieldInvalid('spec.leaseDurationSeconds', duration, 'must be greater than 0'));
+  if (typeof duration === 'number' && duration <= 0)
+    errs.push(fieldInvalid('spec.leaseDurationSeconds', duration, 'must be greater than 0'));
   const transitions = spec.leaseTransitions;
   if (typeof transitions === 'number' && transitions < 0) {
     errs.push(fieldInvalid('spec.leaseTransitions', transitions, 'must be greater than or equal to 0'));
   }
-  if (!isNil(spec, 'preferredHolder') && spec.preferredHolder !== '' && (isNil(spec, 'strategy') || spec.strategy === '')) {
+  if (
+    !isNil(spec, 'preferredHolder') &&
+    spec.preferredHolder !== '' &&
+    (isNil(spec, 'strategy') || spec.strategy === '')
+  ) {
     errs.push(fieldForbidden('spec.preferredHolder', 'may only be specified if `strategy` is defined'));
   }
   return errs;
@@ -53,16 +65,26 @@ function validateResources(resources: string[], path: string): FieldError[] {
     }
     const res = r.slice(0, slash);
     const sub = r.slice(slash + 1);
-    if (withWildcardSub.has(res)) errs.push(fieldInvalid(`${path}[${i}]`, r, `if '${res}/*' is present, must not specify ${r}`));
-    if (subWithWildcardRes.has(sub)) errs.push(fieldInvalid(`${path}[${i}]`, r, `if '*/${sub}' is present, must not specify ${r}`));
+    if (withWildcardSub.has(res))
+      errs.push(fieldInvalid(`${path}[${i}]`, r, `if '${res}/*' is present, must not specify ${r}`));
+    if (subWithWildcardRes.has(sub))
+      errs.push(fieldInvalid(`${path}[${i}]`, r, `if '*/${sub}' is present, must not specify ${r}`));
     if (sub === '*') withWildcardSub.add(res);
     if (res === '*') subWithWildcardRes.add(sub);
   });
   if (resources.length > 1 && doubleWildcard) {
-    errs.push(fieldInvalid(path, goStringSliceValue(resources), "if '*/*' is present, must not specify other resources"));
+    errs.push(
+      fieldInvalid(path, goStringSliceValue(resources), "if '*/*' is present, must not specify other resources"),
+    );
   }
   if (singleWildcard && plainResource) {
-    errs.push(fieldInvalid(path, goStringSliceValue(resources), "if '*' is present, must not specify other resources without subresources"));
+    errs.push(
+      fieldInvalid(
+        path,
+        goStringSliceValue(resources),
+        "if '*' is present, must not specify other resources without subresources",
+      ),
+    );
   }
   return errs;
 }
@@ -71,27 +93,43 @@ function validateRule(rule: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const ops = strings(rule, 'operations');
   if (ops.length === 0) errs.push(fieldRequired(`${path}.operations`));
-  const opsValue = new GoValue(`[]admissionregistration.OperationType{${ops.map((o) => JSON.stringify(o)).join(', ')}}`);
-  if (ops.length > 1 && ops.includes('*')) errs.push(fieldInvalid(`${path}.operations`, opsValue, "if '*' is present, must not specify other operations"));
+  const opsValue = new GoValue(
+    `[]admissionregistration.OperationType{${ops.map((o) => JSON.stringify(o)).join(', ')}}`,
+  );
+  if (ops.length > 1 && ops.includes('*'))
+    errs.push(fieldInvalid(`${path}.operations`, opsValue, "if '*' is present, must not specify other operations"));
   ops.forEach((op, i) => {
     if (!OPERATIONS.includes(op)) errs.push(fieldNotSupported(`${path}.operations[${i}]`, op, OPERATIONS));
   });
   const groups = strings(rule, 'apiGroups');
   if (groups.length === 0) errs.push(fieldRequired(`${path}.apiGroups`));
   if (groups.length > 1 && groups.includes('*')) {
-    errs.push(fieldInvalid(`${path}.apiGroups`, goStringSliceValue(groups), "if '*' is present, must not specify other API groups"));
+    errs.push(
+      fieldInvalid(
+        `${path}.apiGroups`,
+        goStringSliceValue(groups),
+        "if '*' is present, must not specify other API groups",
+      ),
+    );
   }
   const versions = strings(rule, 'apiVersions');
   if (versions.length === 0) errs.push(fieldRequired(`${path}.apiVersions`));
   if (versions.length > 1 && versions.includes('*')) {
-    errs.push(fieldInvalid(`${path}.apiVersions`, goStringSliceValue(versions), "if '*' is present, must not specify other API versions"));
+    errs.push(
+      fieldInvalid(
+        `${path}.apiVersions`,
+        goStringSliceValue(versions),
+        "if '*' is present, must not specify other API versions",
+      ),
+    );
   }
   versions.forEach((v, i) => {
     if (v === '') errs.push(fieldRequired(`${path}.apiVersions[${i}]`));
   });
   errs.push(...validateResources(strings(rule, 'resources'), `${path}.resources`));
   const scope = rule.scope;
-  if (typeof scope === 'string' && !SCOPES.includes(scope)) errs.push(fieldNotSupported(`${path}.scope`, scope, SCOPES));
+  if (typeof scope === 'string' && !SCOPES.includes(scope))
+    errs.push(fieldNotSupported(`${path}.scope`, scope, SCOPES));
   return errs;
 }
 
@@ -129,7 +167,9 @@ function validateWebhookService(path: string, svc: JsonObject): FieldError[] {
   if (check.endsWith('/')) check = check.slice(0, -1);
   check.split('/').forEach((step, i) => {
     if (step === '') errs.push(fieldInvalid(`${path}.path`, urlPath, `segment[${i}] may not be empty`));
-    else for (const msg of isDns1123Subdomain(step)) errs.push(fieldInvalid(`${path}.path`, urlPath, `segment[${i}]: ${msg}`));
+    else
+      for (const msg of isDns1123Subdomain(step))
+        errs.push(fieldInvalid(`${path}.path`, urlPath, `segment[${i}]: ${msg}`));
   });
   return errs;
 }
@@ -148,7 +188,9 @@ function validateReviewVersions(versions: unknown, path: string): FieldError[] {
     for (const m of isDns1035Label(v)) errs.push(fieldInvalid(`${path}[${i}]`, v, m));
   });
   if (!list.some((v) => REVIEW_VERSIONS.includes(v))) {
-    errs.push(fieldInvalid(path, goStringSliceValue(list), `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
+    errs.push(
+      fieldInvalid(path, goStringSliceValue(list), `must include at least one of ${REVIEW_VERSIONS.join(', ')}`),
+    );
   }
   return errs;
 }
@@ -157,12 +199,16 @@ function validateWebhook(hook: JsonObject, path: string, mutating: boolean, side
   const errs = validateFullyQualifiedName(`${path}.name`, str(hook, 'name') ?? '');
   objects(hook, 'rules').forEach((r, i) => errs.push(...validateRule(r, `${path}.rules[${i}]`)));
   const fp = hook.failurePolicy;
-  if (typeof fp === 'string' && fp !== 'Fail' && fp !== 'Ignore') errs.push(fieldNotSupported(`${path}.failurePolicy`, fp, ['Fail', 'Ignore']));
+  if (typeof fp === 'string' && fp !== 'Fail' && fp !== 'Ignore')
+    errs.push(fieldNotSupported(`${path}.failurePolicy`, fp, ['Fail', 'Ignore']));
   const mp = hook.matchPolicy;
-  if (typeof mp === 'string' && mp !== 'Equivalent' && mp !== 'Exact') errs.push(fieldNotSupported(`${path}.matchPolicy`, mp, ['Equivalent', 'Exact']));
+  if (typeof mp === 'string' && mp !== 'Equivalent' && mp !== 'Exact')
+    errs.push(fieldNotSupported(`${path}.matchPolicy`, mp, ['Equivalent', 'Exact']));
   const se = hook.sideEffects;
-  if (se === undefined || se === null) errs.push(fieldRequired(`${path}.sideEffects`, `must specify one of ${sideEffects.join(', ')}`));
-  else if (typeof se !== 'string' || !sideEffects.includes(se)) errs.push(fieldNotSupported(`${path}.sideEffects`, typeof se === 'string' ? se : '', sideEffects));
+  if (se === undefined || se === null)
+    errs.push(fieldRequired(`${path}.sideEffects`, `must specify one of ${sideEffects.join(', ')}`));
+  else if (typeof se !== 'string' || !sideEffects.includes(se))
+    errs.push(fieldNotSupported(`${path}.sideEffects`, typeof se === 'string' ? se : '', sideEffects));
   const timeout = hook.timeoutSeconds;
   if (typeof timeout === 'number' && (timeout > 30 || timeout < 1)) {
     errs.push(fieldInvalid(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
@@ -176,7 +222,8 @@ function validateWebhook(hook: JsonObject, path: string, mutating: boolean, side
   const cc = obj(hook, 'clientConfig') ?? {};
   const hasUrl = !isNil(cc, 'url');
   const service = obj(cc, 'service');
-  if (hasUrl === (service !== undefined)) errs.push(fieldRequired(`${path}.clientConfig`, 'exactly one of url or service is required'));
+  if (hasUrl === (service !== undefined))
+    errs.push(fieldRequired(`${path}.clientConfig`, 'exactly one of url or service is required'));
   else if (hasUrl) errs.push(...validateWebhookUrl(`${path}.clientConfig.url`, str(cc, 'url') ?? ''));
   else if (service) errs.push(...validateWebhookService(`${path}.clientConfig.service`, service));
   return errs;
@@ -185,8 +232,15 @@ function validateWebhook(hook: JsonObject, path: string, mutating: boolean, side
 /** On update the stricter rules apply only if every existing webhook already met them. */
 export function validateWebhookConfiguration(o: JsonObject, mutating: boolean, old?: JsonObject): FieldError[] {
   const oldHooks = old ? objects(old, 'webhooks') : undefined;
-  const requireNoSideEffects = !oldHooks || oldHooks.every((h) => typeof h.sideEffects === 'string' && SIDE_EFFECTS_NONE.includes(h.sideEffects));
-  const requireKnownReview = !oldHooks || oldHooks.every((h) => strings(h, 'admissionReviewVersions').length === 0 || strings(h, 'admissionReviewVersions').some((v) => REVIEW_VERSIONS.includes(v)));
+  const requireNoSideEffects =
+    !oldHooks || oldHooks.every((h) => typeof h.sideEffects === 'string' && SIDE_EFFECTS_NONE.includes(h.sideEffects));
+  const requireKnownReview =
+    !oldHooks ||
+    oldHooks.every(
+      (h) =>
+        strings(h, 'admissionReviewVersions').length === 0 ||
+        strings(h, 'admissionReviewVersions').some((v) => REVIEW_VERSIONS.includes(v)),
+    );
   const requireUnique = !oldHooks || new Set(oldHooks.map((h) => str(h, 'name'))).size === oldHooks.length;
   const errs: FieldError[] = [];
   const names = new Set<string>();
@@ -194,7 +248,11 @@ export function validateWebhookConfiguration(o: JsonObject, mutating: boolean, o
     const path = `webhooks[${i}]`;
     errs.push(...validateWebhook(hook, path, mutating, requireNoSideEffects ? SIDE_EFFECTS_NONE : SIDE_EFFECTS_ALL));
     const versionErrs = validateReviewVersions(hook.admissionReviewVersions, `${path}.admissionReviewVersions`);
-    errs.push(...(requireKnownReview ? versionErrs : versionErrs.filter((e) => !e.message.includes('must include at least one of'))));
+    errs.push(
+      ...(requireKnownReview
+        ? versionErrs
+        : versionErrs.filter((e) => !e.message.includes('must include at least one of'))),
+    );
     const name = str(hook, 'name') ?? '';
     if (requireUnique && name) {
       if (names.has(name)) errs.push(fieldDuplicate(`${path}.name`, name));
@@ -210,7 +268,10 @@ export function validateRuntimeClass(o: JsonObject, old?: JsonObject): FieldErro
   const podFixed = obj(obj(o, 'overhead'), 'podFixed') ?? {};
   for (const name of Object.keys(podFixed).sort()) {
     const q = parseQuantity(podFixed[name]);
-    if (q && q.m < 0n) errs.push(fieldInvalid(`overhead.podFixed[${name}]`, String(podFixed[name]), 'must be greater than or equal to 0'));
+    if (q && isNegativeQuantity(q))
+      errs.push(
+        fieldInvalid(`overhead.podFixed[${name}]`, String(podFixed[name]), 'must be greater than or equal to 0'),
+      );
   }
   const scheduling = obj(o, 'scheduling');
   if (scheduling) {

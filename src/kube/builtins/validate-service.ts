@@ -5,7 +5,16 @@ import { externallyAccessible } from './defaults-core.ts';
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, GoValue } from './fields.ts';
 import { goStringSliceValue } from './go.ts';
 import { isNil, num, obj, objects, str, stringMap, strings } from './json.ts';
-import { isDns1123Subdomain, isValidPortName, isValidPortNum, parseIpSloppy, validateDns1123Label, validateIp, validateLabels, validateQualifiedName } from './names.ts';
+import {
+  isDns1123Subdomain,
+  isValidPortName,
+  isValidPortNum,
+  parseIpSloppy,
+  validateDns1123Label,
+  validateIp,
+  validateLabels,
+  validateQualifiedName,
+} from './names.ts';
 import { goQuote } from '../util/goquote.ts';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
@@ -39,9 +48,12 @@ function validateClusterIpsRelated(spec: JsonObject): FieldError[] {
   const ip = str(spec, 'clusterIP') ?? '';
   if (ip) {
     if (ips.length === 0) errs.push(fieldRequired('spec.clusterIPs'));
-    else if (ips[0] !== ip) errs.push(fieldInvalid('spec.clusterIPs', goStringSliceValue(ips), 'first value must match `clusterIP`'));
+    else if (ips[0] !== ip)
+      errs.push(fieldInvalid('spec.clusterIPs', goStringSliceValue(ips), 'first value must match `clusterIP`'));
   } else if (ips.length > 0) {
-    errs.push(fieldInvalid('spec.clusterIPs', goStringSliceValue(ips), 'must be empty when `clusterIP` is not specified'));
+    errs.push(
+      fieldInvalid('spec.clusterIPs', goStringSliceValue(ips), 'must be empty when `clusterIP` is not specified'),
+    );
   }
   const seen = new Set<string>();
   strings(spec, 'ipFamilies').forEach((f, i) => {
@@ -66,18 +78,27 @@ function validateClusterIpsRelated(spec: JsonObject): FieldError[] {
     if (e.length > 0) invalidIps = true;
     errs.push(...e);
   });
-  if (ips.length > 2) errs.push(fieldInvalid('spec.clusterIPs', goStringSliceValue(ips), 'may only hold up to 2 values'));
+  if (ips.length > 2)
+    errs.push(fieldInvalid('spec.clusterIPs', goStringSliceValue(ips), 'may only hold up to 2 values'));
   if (invalidIps) return errs;
   if (ips.length > 1 && parseIpSloppy(ips[0]) === parseIpSloppy(ips[1])) {
-    errs.push(fieldInvalid('spec.clusterIPs', goStringSliceValue(ips), 'may specify no more than one IP for each IP family'));
+    errs.push(
+      fieldInvalid('spec.clusterIPs', goStringSliceValue(ips), 'may specify no more than one IP for each IP family'),
+    );
   }
   const families = strings(spec, 'ipFamilies');
   if (!isHeadless(spec)) {
     ips.forEach((v, i) => {
       if (i >= families.length) return;
       const v6 = parseIpSloppy(v) === 6;
-      if (families[i] === 'IPv4' && v6) errs.push(fieldInvalid(`spec.clusterIPs[${i}]`, v, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
-      if (families[i] === 'IPv6' && !v6) errs.push(fieldInvalid(`spec.clusterIPs[${i}]`, v, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+      if (families[i] === 'IPv4' && v6)
+        errs.push(
+          fieldInvalid(`spec.clusterIPs[${i}]`, v, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``),
+        );
+      if (families[i] === 'IPv6' && !v6)
+        errs.push(
+          fieldInvalid(`spec.clusterIPs[${i}]`, v, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``),
+        );
     });
   }
   return errs;
@@ -93,15 +114,22 @@ function validateFamiliesConfigured(spec: JsonObject, clusterFamily: 'IPv4' | 'I
   if (isHeadless(spec) && selectorless) return [];
   const errs: FieldError[] = [];
   if (spec.ipFamilyPolicy === 'RequireDualStack') {
-    errs.push(fieldInvalid('spec.ipFamilyPolicy', 'RequireDualStack', 'this cluster is not configured for dual-stack services'));
+    errs.push(
+      fieldInvalid('spec.ipFamilyPolicy', 'RequireDualStack', 'this cluster is not configured for dual-stack services'),
+    );
   }
   strings(spec, 'ipFamilies').forEach((f, i) => {
-    if (f !== clusterFamily && (f === 'IPv4' || f === 'IPv6')) errs.push(fieldInvalid(`spec.ipFamilies[${i}]`, f, 'not configured on this cluster'));
+    if (f !== clusterFamily && (f === 'IPv4' || f === 'IPv6'))
+      errs.push(fieldInvalid(`spec.ipFamilies[${i}]`, f, 'not configured on this cluster'));
   });
   return errs;
 }
 
-export function validateService(o: JsonObject, old?: JsonObject, clusterFamily: 'IPv4' | 'IPv6' = 'IPv4'): FieldError[] {
+export function validateService(
+  o: JsonObject,
+  old?: JsonObject,
+  clusterFamily: 'IPv4' | 'IPv6' = 'IPv4',
+): FieldError[] {
   const spec = obj(o, 'spec') ?? {};
   const errs: FieldError[] = old ? validateServiceUpdate(spec, obj(old, 'spec') ?? {}) : [];
   const ports = objects(spec, 'ports');
@@ -112,9 +140,12 @@ export function validateService(o: JsonObject, old?: JsonObject, clusterFamily: 
     errs.push(fieldInvalid('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${type} services`));
   }
   if (type === 'ExternalName') {
-    if (clusterIps(spec).length > 0) errs.push(fieldForbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
-    if (strings(spec, 'ipFamilies').length > 0) errs.push(fieldForbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
-    if (!isNil(spec, 'ipFamilyPolicy')) errs.push(fieldForbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
+    if (clusterIps(spec).length > 0)
+      errs.push(fieldForbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
+    if (strings(spec, 'ipFamilies').length > 0)
+      errs.push(fieldForbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
+    if (!isNil(spec, 'ipFamilyPolicy'))
+      errs.push(fieldForbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
     const cname = (str(spec, 'externalName') ?? '').replace(/\.$/, '');
     if (cname) errs.push(...isDns1123Subdomain(cname).map((m) => fieldInvalid('spec.externalName', cname, m)));
     else errs.push(fieldRequired('spec.externalName'));
@@ -140,11 +171,18 @@ export function validateService(o: JsonObject, old?: JsonObject, clusterFamily: 
   errs.push(...validateLabels('spec.selector', stringMap(spec, 'selector')));
   const affinity = str(spec, 'sessionAffinity') ?? '';
   if (affinity === '') errs.push(fieldRequired('spec.sessionAffinity'));
-  else if (affinity !== 'ClientIP' && affinity !== 'None') errs.push(fieldNotSupported('spec.sessionAffinity', affinity, ['ClientIP', 'None']));
+  else if (affinity !== 'ClientIP' && affinity !== 'None')
+    errs.push(fieldNotSupported('spec.sessionAffinity', affinity, ['ClientIP', 'None']));
   if (affinity === 'ClientIP') {
     const timeout = obj(obj(spec, 'sessionAffinityConfig'), 'clientIP')?.timeoutSeconds;
     if (typeof timeout === 'number' && (timeout <= 0 || timeout > 86400)) {
-      errs.push(fieldInvalid('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, 'must be greater than 0 and less than 86400'));
+      errs.push(
+        fieldInvalid(
+          'spec.sessionAffinityConfig.clientIP.timeoutSeconds',
+          timeout,
+          'must be greater than 0 and less than 86400',
+        ),
+      );
     }
   } else if (affinity === 'None' && !isNil(spec, 'sessionAffinityConfig')) {
     errs.push(fieldForbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'));
@@ -156,7 +194,8 @@ export function validateService(o: JsonObject, old?: JsonObject, clusterFamily: 
   else if (!types.includes(type)) errs.push(fieldNotSupported('spec.type', type, types));
   if (type === 'ClusterIP') {
     ports.forEach((p, i) => {
-      if ((num(p, 'nodePort') ?? 0) !== 0) errs.push(fieldForbidden(`spec.ports[${i}].nodePort`, "may not be used when `type` is 'ClusterIP'"));
+      if ((num(p, 'nodePort') ?? 0) !== 0)
+        errs.push(fieldForbidden(`spec.ports[${i}].nodePort`, "may not be used when `type` is 'ClusterIP'"));
     });
   }
   const nodePorts = new Set<string>();
@@ -179,18 +218,23 @@ export function validateService(o: JsonObject, old?: JsonObject, clusterFamily: 
     errs.push(fieldForbidden('spec.allocateLoadBalancerNodePorts', "may only be used when `type` is 'LoadBalancer'"));
   }
   // kube reports this one without the `spec.` prefix.
-  if (type === 'LoadBalancer' && isNil(spec, 'allocateLoadBalancerNodePorts')) errs.push(fieldRequired('allocateLoadBalancerNodePorts'));
+  if (type === 'LoadBalancer' && isNil(spec, 'allocateLoadBalancerNodePorts'))
+    errs.push(fieldRequired('allocateLoadBalancerNodePorts'));
   if (!isNil(spec, 'loadBalancerClass') && type !== 'LoadBalancer') {
     errs.push(fieldForbidden('spec.loadBalancerClass', "may only be used when `type` is 'LoadBalancer'"));
   }
   const etp = str(spec, 'externalTrafficPolicy') ?? '';
   if (!externallyAccessible(spec)) {
-    if (etp) errs.push(fieldInvalid('spec.externalTrafficPolicy', etp, 'may only be set for externally-accessible services'));
+    if (etp)
+      errs.push(fieldInvalid('spec.externalTrafficPolicy', etp, 'may only be set for externally-accessible services'));
   } else if (etp === '') errs.push(fieldRequired('spec.externalTrafficPolicy'));
-  else if (etp !== 'Cluster' && etp !== 'Local') errs.push(fieldNotSupported('spec.externalTrafficPolicy', etp, ['Cluster', 'Local']));
+  else if (etp !== 'Cluster' && etp !== 'Local')
+    errs.push(fieldNotSupported('spec.externalTrafficPolicy', etp, ['Cluster', 'Local']));
   const itp = spec.internalTrafficPolicy;
-  if ((itp === undefined || itp === null) && ['NodePort', 'LoadBalancer', 'ClusterIP'].includes(type)) errs.push(fieldRequired('spec.internalTrafficPolicy'));
-  if (typeof itp === 'string' && itp !== 'Cluster' && itp !== 'Local') errs.push(fieldNotSupported('spec.internalTrafficPolicy', itp, ['Cluster', 'Local']));
+  if ((itp === undefined || itp === null) && ['NodePort', 'LoadBalancer', 'ClusterIP'].includes(type))
+    errs.push(fieldRequired('spec.internalTrafficPolicy'));
+  if (typeof itp === 'string' && itp !== 'Cluster' && itp !== 'Local')
+    errs.push(fieldNotSupported('spec.internalTrafficPolicy', itp, ['Cluster', 'Local']));
   errs.push(...validateFamiliesConfigured(spec, clusterFamily));
   return errs;
 }
@@ -204,11 +248,20 @@ function validateServiceUpdate(spec: JsonObject, oldSpec: JsonObject): FieldErro
   if (!(isHeadless(spec) && isHeadless(oldSpec))) {
     if (ips.length === oldIps.length) {
       oldIps.forEach((ip, i) => {
-        if (ip !== ips[i]) errs.push(fieldInvalid(`spec.clusterIPs[${i}]`, goStringSliceValue(ips), 'may not change once set'));
+        if (ip !== ips[i])
+          errs.push(fieldInvalid(`spec.clusterIPs[${i}]`, goStringSliceValue(ips), 'may not change once set'));
       });
     } else if (oldIps.length > ips.length) {
-      if (ips.length === 0) errs.push(fieldInvalid('spec.clusterIPs[0]', goStringSliceValue(ips.length ? ips : undefined), 'primary clusterIP can not be unset'));
-      else if (ips[0] !== oldIps[0]) errs.push(fieldInvalid('spec.clusterIPs[0]', goStringSliceValue(ips), 'may not change once set'));
+      if (ips.length === 0)
+        errs.push(
+          fieldInvalid(
+            'spec.clusterIPs[0]',
+            goStringSliceValue(ips.length ? ips : undefined),
+            'primary clusterIP can not be unset',
+          ),
+        );
+      else if (ips[0] !== oldIps[0])
+        errs.push(fieldInvalid('spec.clusterIPs[0]', goStringSliceValue(ips), 'may not change once set'));
     } else if (oldIps.length > 0 && ips[0] !== oldIps[0]) {
       errs.push(fieldInvalid('spec.clusterIPs[0]', goStringSliceValue(ips), 'may not change once set'));
     }
@@ -221,8 +274,18 @@ function validateServiceUpdate(spec: JsonObject, oldSpec: JsonObject): FieldErro
       errs.push(fieldInvalid('spec.ipFamilies[0]', value, 'may not change once set'));
     }
   }
-  if (oldSpec.type === 'LoadBalancer' && spec.type === 'LoadBalancer' && (oldSpec.loadBalancerClass ?? null) !== (spec.loadBalancerClass ?? null)) {
-    errs.push(fieldInvalid('spec.loadBalancerClass', typeof spec.loadBalancerClass === 'string' ? spec.loadBalancerClass : null, 'may not change once set'));
+  if (
+    oldSpec.type === 'LoadBalancer' &&
+    spec.type === 'LoadBalancer' &&
+    (oldSpec.loadBalancerClass ?? null) !== (spec.loadBalancerClass ?? null)
+  ) {
+    errs.push(
+      fieldInvalid(
+        'spec.loadBalancerClass',
+        typeof spec.loadBalancerClass === 'string' ? spec.loadBalancerClass : null,
+        'may not change once set',
+      ),
+    );
   }
   const needsHc = (s: JsonObject): boolean => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
   if (needsHc(oldSpec) && needsHc(spec) && spec.healthCheckNodePort !== oldSpec.healthCheckNodePort) {

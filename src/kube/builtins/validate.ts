@@ -7,7 +7,14 @@ import type { FieldError } from '../errors.ts';
 import type { JsonObject } from '../types.ts';
 import { fieldInvalid } from './fields.ts';
 import { isObject } from './json.ts';
-import { validateDaemonSet, validateDeployment, validateJob, validatePodTemplate, validateReplicaSet, validateStatefulSet } from './validate-apps.ts';
+import {
+  validateDaemonSet,
+  validateDeployment,
+  validateJob,
+  validatePodTemplate,
+  validateReplicaSet,
+  validateStatefulSet,
+} from './validate-apps.ts';
 import { validateConfigMap, validateEvent, validateNamespace, validateNode, validateSecret } from './validate-core.ts';
 import { validateLease, validateRuntimeClass, validateWebhookConfiguration } from './validate-misc.ts';
 import { validatePodCreate, validatePodUpdate } from './validate-pod.ts';
@@ -24,7 +31,13 @@ export interface ValidateOptions {
  * Field errors for a built-in object (`old` set on update). Unknown kinds and status writes of
  * kinds without status rules return no errors.
  */
-export function validate(group: string, kind: string, obj: JsonObject, old?: JsonObject, opts: ValidateOptions = {}): FieldError[] {
+export function validate(
+  group: string,
+  kind: string,
+  obj: JsonObject,
+  old?: JsonObject,
+  opts: ValidateOptions = {},
+): FieldError[] {
   if (opts.subresource === 'status') return validateStatus(group, kind, obj, old);
   switch (`${group}/${kind}`) {
     case '/Pod':
@@ -72,7 +85,9 @@ function validateStatus(group: string, kind: string, obj: JsonObject, old: JsonO
     const terminating = Boolean(isObject(obj.metadata) && obj.metadata.deletionTimestamp);
     const phase = typeof status.phase === 'string' ? status.phase : '';
     if (phase !== (terminating ? 'Terminating' : 'Active')) {
-      const detail = terminating ? "may only be 'Terminating' if `deletionTimestamp` is not empty" : "may only be 'Active' if `deletionTimestamp` is empty";
+      const detail = terminating
+        ? "may only be 'Terminating' if `deletionTimestamp` is not empty"
+        : "may only be 'Active' if `deletionTimestamp` is empty";
       return [fieldInvalid('status.Phase', phase, detail)];
     }
   }

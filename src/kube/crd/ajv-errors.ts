@@ -317,6 +317,7 @@ function compositeItem(errors: ErrorObject[], at: number, depth: number, ctx: Er
     branches.set(b, [...(branches.get(b) ?? []), e]);
   }
   const branchErrors = (b: number) => flatten(convert(branches.get(b) ?? [], branchAt + 1, ctx));
+  // kube keeps the branch that passed the most checks (MatchCount); fewest errors, first on a tie, stands in for it.
   const best = () => {
     let choice: FieldError[] = [];
     for (const b of [...branches.keys()].sort((x, y) => x - y)) {

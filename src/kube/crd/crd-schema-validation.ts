@@ -10,6 +10,7 @@ import { toStructural } from './structural.ts';
 import { validateStructural } from './structural-validation.ts';
 import { structuralInitError } from './structural-init.ts';
 import { validateDefaults } from './default-checks.ts';
+import { schemaStruct } from './internal-json.ts';
 
 export interface CrdSchemaOptions {
   requireValidPropertyType: boolean;
@@ -138,7 +139,7 @@ function statusRootErrors(schema: JsonObject, path: string): FieldError[] {
       return [
         invalid(
           child(path, 'openAPIV3Schema'),
-          schema,
+          schemaStruct(schema),
           `only [${ALLOWED_AT_ROOT.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`,
         ),
       ];

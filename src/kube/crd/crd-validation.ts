@@ -4,23 +4,23 @@
 import type { FieldError } from '../errors.ts';
 import type { JsonObject } from '../types.ts';
 import { asArray, asObject, asString } from './json.ts';
-import { child, index, key } from './field-path.ts';
-import { forbidden, immutable, invalid, notSupported, required, tooMany, duplicate } from './field-error.ts';
+import { child, index } from './field-path.ts';
+import { immutable, invalid, notSupported, required } from './field-error.ts';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from './names.ts';
 import { crdSpecView, storedVersionsAfterWrite } from './crd-spec.ts';
 import type { CrdNames, CrdSpecView, CrdVersionView } from './crd-spec.ts';
 import { validateCrdSchema } from './crd-schema-validation.ts';
+import { validateColumn, validateSubresources } from './crd-columns.ts';
+import { validateSelectableFields } from './crd-selectable-fields.ts';
+import { validateConversion } from './crd-conversion.ts';
+import { validateApproval } from './crd-approval.ts';
 import type { CrdSchemaOptions } from './crd-schema-validation.ts';
 import { schemaHas, unprunedDefaults } from './schema-walk.ts';
 import { checkMapListKeysMapSet } from './schema-checks.ts';
 import { toStructural } from './structural.ts';
-import type { Structural } from './structural.ts';
+import { versionStruct } from './internal-json.ts';
 
-const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
-const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
 const OPENAPI_TYPES = new Set(['array', 'boolean', 'integer', 'number', 'object', 'string']);
-const APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
-const MAX_SELECTABLE_FIELDS = 8;
 
 /**
  * Validates a CRD on create, or on update when `old` (the stored CRD) is given. The status kube's
@@ -203,9 +203,9 @@ function validateSpec(view: CrdSpecView, opts: CrdSchemaOptions & { requireOpenA
   return errs;
 }
 
-/** kube prints the versions list as its internal Go structs in JSON; this is the closest JSON form. */
+/** kube prints the versions list as its internal Go structs. */
 function versionsValue(view: CrdSpecView): unknown {
-  return view.versions.map((v) => ({ name: v.name, served: v.served, storage: v.storage }));
+  return view.versions.map(versionStruct);
 }
 
 function validateVersion(
@@ -288,164 +288,6 @@ function validateNames(names: CrdNames, path: string): FieldError[] {
   return errs;
 }
 
-/** kube's validateSimpleJSONPath. */
-function simpleJSONPath(s: string, path: string): FieldError[] {
-  if (s.length === 0) return [invalid(path, s, 'must not be empty')];
-  if (s[0] !== '.') return [invalid(path, s, 'must be a simple json path starting with .')];
-  return [];
-}
-
-function validateSubresources(sub: JsonObject | undefined, path: string): FieldError[] {
-  const scale = asObject(sub?.scale);
-  if (!scale) return [];
-  const errs: FieldError[] = [];
-  const spec = asString(scale.specReplicasPath) ?? '';
-  const status = asString(scale.statusReplicasPath) ?? '';
-  const selector = asString(scale.labelSelectorPath);
-  const sp = child(path, 'scale.specReplicasPath');
-  if (!spec) errs.push(required(sp));
-  else {
-    const e = simpleJSONPath(spec, sp);
-    if (e.length) errs.push(...e);
-    else if (!spec.startsWith('.spec.')) errs.push(invalid(sp, spec, 'should be a json path under .spec'));
-  }
-  const stp = child(path, 'scale.statusReplicasPath');
-  if (!status) errs.push(required(stp));
-  else {
-    const e = simpleJSONPath(status, stp);
-    if (e.length) errs.push(...e);
-    else if (!status.startsWith('.status.')) errs.push(invalid(stp, status, 'should be a json path under .status'));
-  }
-  if (selector) {
-    const lp = child(path, 'scale.labelSelectorPath');
-    const e = simpleJSONPath(selector, lp);
-    if (e.length) errs.push(...e);
-    else if (!selector.startsWith('.spec.') && !selector.startsWith('.status.')) {
-      errs.push(invalid(lp, selector, 'should be a json path under either .spec or .status'));
-    }
-  }
-  return errs;
-}
-
-function validateColumn(col: JsonObject, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const name = asString(col.name) ?? '';
-  const type = asString(col.type) ?? '';
-  const format = asString(col.format) ?? '';
-  const jsonPath = asString(col.jsonPath) ?? '';
-  if (!name) errs.push(required(child(path, 'name')));
-  const typeMsg = `must be one of ${COLUMN_TYPES.join(',')}`;
-  if (!type) errs.push(required(child(path, 'type'), typeMsg));
-  else if (!COLUMN_TYPES.includes(type)) errs.push(invalid(child(path, 'type'), type, typeMsg));
-  if (format && !COLUMN_FORMATS.includes(format)) {
-    errs.push(invalid(child(path, 'format'), format, `must be one of ${COLUMN_FORMATS.join(',')}`));
-  }
-  // The internal field is named JSONPath, and kube reports it under that name.
-  if (!jsonPath) errs.push(required(child(path, 'JSONPath')));
-  else errs.push(...simpleJSONPath(jsonPath, child(path, 'JSONPath')));
-  return errs;
-}
-
-/** cel.ValidFieldPath without array notation: resolves `.a.b` to a schema node or explains why not. */
-function resolveFieldPath(
-  jsonPath: string,
-  schema: Structural | undefined,
-): { segments: string[]; node?: Structural; error?: string } {
-  const tokens = jsonPath.split(/([.[\]])/).filter((t) => t !== '');
-  const segments: string[] = [];
-  let node = schema;
-  for (let i = 0; i < tokens.length; i++) {
-    const tok = tokens[i];
-    if (tok === '[') return { segments, error: 'array notation is not allowed' };
-    if (tok !== '.') return { segments, error: `expected [ or . but got: ${tok}` };
-    const name = tokens[++i];
-    if (name === undefined) return { segments, error: 'unexpected end of JSON path' };
-    if (node?.properties) {
-      node = node.properties.get(name);
-      if (!node) return { segments, error: 'does not refer to a valid field' };
-    } else if (node?.additionalProperties) node = node.additionalProperties.schema;
-    else return { segments, error: 'does not refer to a valid field' };
-    segments.push(name);
-  }
-  return { segments, node };
-}
-
-function validateSelectableFields(fields: JsonObject[], schema: Structural | undefined, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const unique = new Set<string>();
-  fields.forEach((f, i) => {
-    const p = index(path, i);
-    const jsonPath = asString(f.jsonPath) ?? '';
-    if (!jsonPath) {
-      errs.push(required(child(p, 'jsonPath')));
-      return;
-    }
-    const r = resolveFieldPath(jsonPath, schema);
-    if (r.error) {
-      errs.push(invalid(child(p, 'jsonPath'), jsonPath, `is an invalid path: ${r.error}`));
-      return;
-    }
-    if (r.segments[0] === 'metadata')
-      errs.push(invalid(child(p, 'jsonPath'), jsonPath, 'must not point to fields in metadata'));
-    if (!r.node || !['string', 'boolean', 'integer'].includes(r.node.type)) {
-      errs.push(
-        invalid(
-          child(p, 'jsonPath'),
-          jsonPath,
-          'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
-        ),
-      );
-    }
-    const id = r.segments.join('.');
-    if (unique.has(id)) errs.push(duplicate(child(p, 'jsonPath'), jsonPath));
-    else unique.add(id);
-  });
-  if (unique.size > MAX_SELECTABLE_FIELDS) errs.push(tooMany(path, unique.size, MAX_SELECTABLE_FIELDS));
-  return errs;
-}
-
-function validateConversion(conv: CrdSpecView['conversion']): FieldError[] {
-  const errs: FieldError[] = [];
-  const p = 'spec.conversion';
-  if (!conv.strategy) errs.push(required(child(p, 'strategy')));
-  else if (conv.strategy !== 'None' && conv.strategy !== 'Webhook')
-    errs.push(notSupported(child(p, 'strategy'), conv.strategy, ['None', 'Webhook']));
-  if (conv.strategy === 'Webhook') {
-    const cc = conv.webhookClientConfig;
-    if (!cc) errs.push(required(child(p, 'webhookClientConfig'), 'required when strategy is set to Webhook'));
-    else if ((cc.url === undefined) === (cc.service === undefined)) {
-      errs.push(required(child(p, 'webhookClientConfig'), 'exactly one of url or service is required'));
-    }
-    const versions = conv.conversionReviewVersions ?? [];
-    const vp = child(p, 'conversionReviewVersions');
-    if (versions.length < 1) errs.push(required(vp));
-    else {
-      const seen = new Set<string>();
-      let accepted = false;
-      versions.forEach((v, i) => {
-        const s = String(v);
-        if (seen.has(s)) {
-          errs.push(invalid(index(vp, i), s, 'duplicate version'));
-          return;
-        }
-        seen.add(s);
-        for (const m of isDNS1035Label(s)) errs.push(invalid(index(vp, i), s, m));
-        if (s === 'v1' || s === 'v1beta1') accepted = true;
-      });
-      if (!accepted) errs.push(invalid(vp, versions, 'must include at least one of v1, v1beta1'));
-    }
-  } else {
-    if (conv.webhookClientConfig)
-      errs.push(forbidden(child(p, 'webhookClientConfig'), 'should not be set when strategy is not set to Webhook'));
-    if (conv.conversionReviewVersions?.length) {
-      errs.push(
-        forbidden(child(p, 'conversionReviewVersions'), 'should not be set when strategy is not set to Webhook'),
-      );
-    }
-  }
-  return errs;
-}
-
 function validateSpecUpdate(view: CrdSpecView, old: CrdSpecView, established: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (established) {
@@ -478,35 +320,4 @@ function validateStoredVersions(stored: string[] | null, versions: CrdVersionVie
     );
   }
   return errs;
-}
-
-type Approval = 'invalid' | 'approved' | 'bypassed' | 'missing';
-
-function approvalState(crd: JsonObject): { state: Approval; reason: string } {
-  const annotations = asObject(asObject(crd.metadata)?.annotations) ?? {};
-  const value = asString(annotations[APPROVAL_ANNOTATION]) ?? '';
-  const link = 'see https://github.com/kubernetes/enhancements/pull/1111';
-  if (!value)
-    return {
-      state: 'missing',
-      reason: `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", ${link}`,
-    };
-  if (value.startsWith('unapproved')) return { state: 'bypassed', reason: '' };
-  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/\s]+/.test(value)) return { state: 'approved', reason: '' };
-  return {
-    state: 'invalid',
-    reason: `protected groups must have approval annotation "${APPROVAL_ANNOTATION}" with either a URL or a reason starting with "unapproved", ${link}`,
-  };
-}
-
-function validateApproval(crd: JsonObject, old: JsonObject | undefined, group: string): FieldError[] {
-  const isProtected = ['k8s.io', 'kubernetes.io'].some((g) => group === g || group.endsWith(`.${g}`));
-  if (!isProtected) return [];
-  const now = approvalState(crd);
-  if (old && approvalState(old).state === now.state) return [];
-  const p = key('metadata.annotations', APPROVAL_ANNOTATION);
-  const value = asString(asObject(asObject(crd.metadata)?.annotations)?.[APPROVAL_ANNOTATION]) ?? '';
-  if (now.state === 'missing') return [required(p, now.reason)];
-  if (now.state === 'invalid') return [invalid(p, value, now.reason)];
-  return [];
 }

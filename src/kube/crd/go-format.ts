@@ -51,9 +51,25 @@ function escapeHtml(json: string): string {
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** Go's json.Marshal of decoded JSON: map keys sorted, <, > and & escaped. */
+/** A Go struct for goJson: fields in declaration order rather than sorted like map keys. */
+export interface OrderedFields {
+  fields: [string, unknown][];
+}
+
+function isOrdered(v: unknown): v is OrderedFields {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    Array.isArray((v as OrderedFields).fields) &&
+    !Array.isArray(v) &&
+    v.constructor !== Object
+  );
+}
+
+/** Go's json.Marshal: map keys sorted, struct fields in order, <, > and & escaped. */
 export function goJson(v: unknown): string {
   if (v === undefined || v === null) return 'null';
+  if (isOrdered(v)) return `{${v.fields.map(([k, x]) => `${escapeHtml(JSON.stringify(k))}:${goJson(x)}`).join(',')}}`;
   if (Array.isArray(v)) return `[${v.map((x) => goJson(x)).join(',')}]`;
   if (typeof v === 'object') {
     const o = v as Record<string, unknown>;

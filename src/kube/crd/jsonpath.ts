@@ -217,7 +217,8 @@ function evalStep(input: unknown[], step: Step): unknown[] {
 function recursive(input: unknown[]): unknown[] {
   const out: unknown[] = [];
   for (const v of input) {
-    const children = isObject(v) ? Object.values(v) : Array.isArray(v) ? v : typeof v === 'string' ? [...v] : [];
+    // client-go also descends into strings (yielding bytes); nothing prints those usefully, so strings are leaves.
+    const children = isObject(v) ? Object.values(v) : Array.isArray(v) ? v : [];
     if (children.length === 0) continue;
     out.push(v, ...recursive(children));
   }

@@ -186,11 +186,10 @@ export function coerceObjectMeta(metadata: unknown, path: string): MetaResult {
       continue;
     }
     const sub: MetaResult = { unknown: [], invalid: [] };
-    const d = field[0](v, `${path}.${k}`, sub);
-    if (d === BAD) {
-      res.invalid.push(
-        `json: cannot unmarshal ${jsonKind(v)} into Go struct field ObjectMeta.${k} of type ${field[1]}`,
-      );
+    const d = field(v, `${path}.${k}`, sub);
+    if (d instanceof Bad) {
+      const where = d.struct ? `${d.struct}.${k}.${d.field}` : `ObjectMeta.${k}`;
+      res.invalid.push(`json: cannot unmarshal ${d.kind} into Go struct field ${where} of type ${d.goType}`);
       continue;
     }
     res.unknown.push(...sub.unknown);

@@ -32,6 +32,7 @@ import { serverSideApply } from '../patch/apply.ts';
 import { atomicSchemaInfo } from '../patch/schema-info.ts';
 import { applyPatch, type PatchType } from './patching.ts';
 import { apiVersionOf, hasSubresource, type ResourceDef } from './resource.ts';
+import { normalizeTimes } from './times.ts';
 import { objectKey } from './keys.ts';
 import { noAdmission, type Admission, type AdmissionAttributes, type RequestContext } from './context.ts';
 
@@ -243,6 +244,7 @@ export class ObjectStore {
       ctx.warnings.push(...messages);
     }
     def.strategy.applyDefaults?.(obj, op);
+    if (def.builtin) normalizeTimes(obj);
   }
 
   private validate(def: ResourceDef, obj: JsonObject, old: JsonObject | undefined): void {

@@ -5,6 +5,7 @@ import { validateCrd } from '../crd/index.ts';
 import type { JsonObject } from '../types.ts';
 import type { ResourceDef } from './resource.ts';
 import { eventsV1View } from './events-view.ts';
+import { pruneUnknownFields } from '../server/openapi/unknown-fields.ts';
 
 export function withBuiltinStrategies(defs: ResourceDef[]): ResourceDef[] {
   return defs.map((def) => {
@@ -14,6 +15,7 @@ export function withBuiltinStrategies(defs: ResourceDef[]): ResourceDef[] {
     }
     const { group, kind } = def;
     const strategy: ResourceDef['strategy'] = {
+      prune: (obj: JsonObject) => pruneUnknownFields(group, kind, obj),
       applyDefaults: (obj: JsonObject, op) => builtinDefaults(group, kind, obj, op),
       validate: (obj: JsonObject, old?: JsonObject) => builtinValidate(group, kind, obj, old),
       schemaInfo: builtinSchemaInfo(group, kind),

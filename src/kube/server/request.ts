@@ -1,8 +1,9 @@
 // Request decoding: URL paths to resource routes, query parameters with Go's boolean rules,
-// and bodies (JSON or YAML) with size and depth limits.
+// and bodies (JSON, YAML or Kubernetes protobuf) with size and depth limits.
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { badRequest, StatusError, unsupportedMediaType } from '../errors.ts';
+import { decodeProtobuf, PROTOBUF_MEDIA_TYPE, unknownFieldMessages } from './protobuf/index.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 500;
@@ -100,20 +101,45 @@ function tooLarge(): StatusError {
   return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`);
 }
 
-export type BodyFormat = 'json' | 'yaml';
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
 
 export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** Decodes a create/update body; JSON and YAML are accepted, as kube-apiserver does. */
-export function decodeBody(raw: Buffer, contentType: string | undefined, accepted: Record<string, BodyFormat>): unknown {
+/** Where protobuf fields we cannot decode are reported; a RequestContext fits. */
+export interface BodyValidation {
+  fieldValidation: string;
+  warnings: string[];
+}
+
+/**
+ * Decodes a create/update body; JSON, YAML and protobuf are accepted, as kube-apiserver does.
+ * Protobuf fields without a table are dropped, and reported through `validation` when given.
+ */
+export function decodeBody(
+  raw: Buffer,
+  contentType: string | undefined,
+  accepted: Record<string, BodyFormat>,
+  validation?: BodyValidation,
+): unknown {
   const type = mediaType(contentType) || 'application/json';
   const format = accepted[type];
   if (!format) {
     throw unsupportedMediaType(
       `the body of the request was in an unknown format - accepted media types include: ${Object.keys(accepted).join(', ')}`,
     );
+  }
+  if (format === 'protobuf') {
+    if (raw.length === 0) throw badRequest('the body of the request is empty');
+    const { object, unknownFields } = decodeProtobuf(raw);
+    checkDepth(object);
+    const messages = unknownFieldMessages(unknownFields);
+    if (messages.length > 0 && validation?.fieldValidation === 'Strict') {
+      throw badRequest(`strict decoding error: ${messages.join(', ')}`);
+    }
+    if (messages.length > 0 && validation?.fieldValidation === 'Warn') validation.warnings.push(...messages);
+    return object;
   }
   const text = raw.toString('utf8');
   if (text.trim() === '') throw badRequest('the body of the request is empty');
@@ -143,4 +169,5 @@ export function checkDepth(value: unknown): void {
 export const OBJECT_BODY_TYPES: Record<string, BodyFormat> = {
   'application/json': 'json',
   'application/yaml': 'yaml',
+  [PROTOBUF_MEDIA_TYPE]: 'protobuf',
 };

@@ -93,7 +93,7 @@ export async function handleResource(
     }
     if (method === 'POST') {
       const ctx = contextFor(req, q, user);
-      const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES);
+      const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES, ctx);
       const created = await store.create(def, ns, body, ctx);
       return sendJson(res, 201, JSON.stringify(created), ctx.warnings);
     }
@@ -137,7 +137,7 @@ export async function handleResource(
     }
     case 'PUT': {
       const ctx = contextFor(req, q, user);
-      const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES);
+      const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES, ctx);
       const r = await store.update(def, ns, name, body, ctx, sub);
       return sendJson(res, r.created ? 201 : 200, JSON.stringify(r.object), ctx.warnings);
     }
@@ -210,13 +210,30 @@ function serveWatch(
   const sendInitial = queryBool(q, 'sendInitialEvents');
   const tableWatch = deps.extensions.table?.watch(def, req);
   let closed = false;
+  let active: { stop(): void; bookmark(): void } | undefined;
+  let bookmarkTimer: NodeJS.Timeout | undefined;
+  let timeout: NodeJS.Timeout | undefined;
+  let unregister: (() => void) | undefined;
+  const begin = () => {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+  };
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    active?.stop();
+    if (bookmarkTimer) clearInterval(bookmarkTimer);
+    if (timeout) clearTimeout(timeout);
+    unregister?.();
+    if (!res.writableEnded) res.end();
+  };
   const write = (line: string) => {
     if (closed) return;
     res.write(line);
     // A watcher that stops reading must not make the server buffer without bound.
     if (res.writableLength > 16 * 1024 * 1024) close();
   };
-  const active = startWatch(
+  active = startWatch(
     deps.store.storage,
     def,
     ns,
@@ -241,27 +258,21 @@ function serveWatch(
       },
     },
   );
-  function begin() {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
-    res.flushHeaders();
+  if (closed) {
+    // The watch ended while starting (410 for an expired resourceVersion).
+    active.stop();
+    return;
   }
-  if (!res.headersSent && !closed) begin();
-  const bookmarkTimer = setInterval(() => active.bookmark(), deps.bookmarkIntervalMs);
+  if (!res.headersSent) begin();
+  bookmarkTimer = setInterval(() => active?.bookmark(), deps.bookmarkIntervalMs);
   bookmarkTimer.unref();
-  const timeout = timeoutSeconds !== undefined && timeoutSeconds > 0 ? setTimeout(close, timeoutSeconds * 1000) : undefined;
-  timeout?.unref();
-  const unregister = deps.watches.add(res, close);
+  if (timeoutSeconds !== undefined && timeoutSeconds > 0) {
+    timeout = setTimeout(close, timeoutSeconds * 1000);
+    timeout.unref();
+  }
+  unregister = deps.watches.add(res, close);
   req.on('close', close);
   res.on('close', close);
-  function close() {
-    if (closed) return;
-    closed = true;
-    active.stop();
-    clearInterval(bookmarkTimer);
-    if (timeout) clearTimeout(timeout);
-    unregister();
-    if (!res.writableEnded) res.end();
-  }
 }
 
 async function handleScale(

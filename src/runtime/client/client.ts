@@ -232,10 +232,7 @@ export class KubeClient {
    * refuses the watch, and a network error when the connection breaks. Malformed lines are skipped.
    * `ERROR` events are yielded as they come (their object is a Status); callers decide what they mean.
    */
-  watch<T extends KubeObject>(
-    type: ResourceType,
-    opts: WatchOptions & { onOpen?: () => void } = {},
-  ): AsyncIterable<WatchEvent<T>> {
+  watch<T extends KubeObject>(type: ResourceType, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     return { [Symbol.asyncIterator]: () => this.watchEvents<T>(type, opts) };
   }
 
@@ -255,7 +252,7 @@ export class KubeClient {
 
   private async *watchEvents<T extends KubeObject>(
     type: ResourceType,
-    opts: WatchOptions & { onOpen?: () => void },
+    opts: WatchOptions,
   ): AsyncGenerator<WatchEvent<T>> {
     const path = withQuery(resourcePath(type, type.namespaced ? opts.namespace : undefined), {
       watch: 'true',

@@ -138,6 +138,8 @@ export interface WatchOptions extends RequestOptions {
    * ends the stream. Defaults to logging a warning.
    */
   onMalformed?: (line: string, error: Error) => void;
+  /** Called once the server has accepted the watch (HTTP 200), before the first event. */
+  onOpen?: () => void;
 }
 
 export interface WriteOptions extends RequestOptions {

@@ -76,6 +76,8 @@ export class Controller implements Runnable {
   private readonly registered = new Set<WatchSource>();
   private run: Run | undefined;
   private running = false;
+  // Workers of a previous run that outlived its grace period (a reconcile ignoring its signal).
+  private lingering: Promise<unknown> = Promise.resolve();
 
   constructor(opts: ControllerOptions) {
     this.opts = opts;
@@ -124,6 +126,10 @@ export class Controller implements Runnable {
       this.log.info({ workers: this.workers }, 'starting controller');
       await this.waitForSync(signal);
       if (signal.aborted) return;
+      // A reconcile left over from the previous run may still be going; starting workers now could
+      // run its key twice at once.
+      await Promise.race([this.lingering, abortedPromise(signal)]);
+      if (signal.aborted) return;
       // Handlers registered before this run dropped their events (no queue then), and an informer
       // need not replay its store to a handler added late: list every source once, as low priority.
       for (const s of this.sources) this.replay(s, queue);
@@ -139,7 +145,8 @@ export class Controller implements Runnable {
         );
       }
       run.hardStop.abort(signal.reason);
-      if (drained) await Promise.all(workers);
+      this.lingering = Promise.all(workers);
+      if (drained) await this.lingering;
     } finally {
       run.queue.shutDown();
       run.hardStop.abort(signal.reason);

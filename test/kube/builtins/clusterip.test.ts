@@ -1,6 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClusterIpAllocationError, ClusterIpAllocator, applyDefaults, assignClusterIp, reconcileClusterIp } from '../../../src/kube/builtins/index.ts';
+import {
+  ClusterIpAllocationError,
+  ClusterIpAllocator,
+  applyDefaults,
+  assignClusterIp,
+  reconcileClusterIp,
+} from '../../../src/kube/builtins/index.ts';
 import { StatusError } from '../../../src/kube/errors.ts';
 import type { JsonObject } from '../../../src/kube/types.ts';
 
@@ -27,10 +33,26 @@ describe('ClusterIpAllocator', () => {
 
   const refusals: [string, string, string][] = [
     ['10.96.0.1', 'AlreadyAllocated', 'provided IP is already allocated'],
-    ['10.96.0.0', 'NotInRange', 'the provided IP (10.96.0.0) is not in the valid range. The range of valid IPs is 10.96.0.0/12'],
-    ['10.111.255.255', 'NotInRange', 'the provided IP (10.111.255.255) is not in the valid range. The range of valid IPs is 10.96.0.0/12'],
-    ['192.168.1.1', 'NotInRange', 'the provided IP (192.168.1.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12'],
-    ['fd00::1', 'NotInRange', 'the provided IP (fd00::1) is not in the valid range. The range of valid IPs is 10.96.0.0/12'],
+    [
+      '10.96.0.0',
+      'NotInRange',
+      'the provided IP (10.96.0.0) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+    ],
+    [
+      '10.111.255.255',
+      'NotInRange',
+      'the provided IP (10.111.255.255) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+    ],
+    [
+      '192.168.1.1',
+      'NotInRange',
+      'the provided IP (192.168.1.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+    ],
+    [
+      'fd00::1',
+      'NotInRange',
+      'the provided IP (fd00::1) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+    ],
     ['not-an-ip', 'InvalidIP', 'failed to parse IP not-an-ip'],
   ];
   for (const [ip, reason, message] of refusals) {
@@ -118,13 +140,17 @@ describe('assignClusterIp', () => {
       (e: unknown) =>
         e instanceof StatusError &&
         e.code === 422 &&
-        e.message === 'Service "web" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.1"}: failed to allocate IP 10.96.0.1: provided IP is already allocated',
+        e.message ===
+          'Service "web" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.1"}: failed to allocate IP 10.96.0.1: provided IP is already allocated',
     );
     const tiny = new ClusterIpAllocator('10.0.0.0/30');
     tiny.allocate();
     assert.throws(
       () => assignClusterIp(service({ ports: [{ port: 80 }] }), tiny),
-      (e: unknown) => e instanceof StatusError && e.code === 500 && e.message === 'Internal error occurred: failed to allocate a serviceIP: range is full',
+      (e: unknown) =>
+        e instanceof StatusError &&
+        e.code === 500 &&
+        e.message === 'Internal error occurred: failed to allocate a serviceIP: range is full',
     );
   });
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDefaults, decodeError } from '../../../src/kube/builtins/index.ts';
+import { applyDefaults } from '../../../src/kube/builtins/index.ts';
 import type { JsonObject } from '../../../src/kube/types.ts';
 
 function defaulted(group: string, kind: string, o: JsonObject, op: 'create' | 'update' = 'create'): JsonObject {
@@ -100,14 +100,25 @@ describe('Service defaults', () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const svc = defaulted('', 'Service', { spec: c.spec, status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } });
+      const svc = defaulted('', 'Service', {
+        spec: c.spec,
+        status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+      });
       assert.deepStrictEqual(svc.spec, c.want);
       assert.deepStrictEqual(svc.status, { loadBalancer: {} });
     });
   }
 
   it('drops sessionAffinityConfig under None and stamps ipMode on LoadBalancer status (update)', () => {
-    const svc = defaulted('', 'Service', { spec: { type: 'LoadBalancer', sessionAffinityConfig: { clientIP: {} } }, status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } }, 'update');
+    const svc = defaulted(
+      '',
+      'Service',
+      {
+        spec: { type: 'LoadBalancer', sessionAffinityConfig: { clientIP: {} } },
+        status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+      },
+      'update',
+    );
     assert.equal((svc.spec as JsonObject).sessionAffinityConfig, undefined);
     assert.deepStrictEqual(svc.status, { loadBalancer: { ingress: [{ ip: '1.2.3.4', ipMode: 'VIP' }] } });
   });
@@ -115,7 +126,11 @@ describe('Service defaults', () => {
 
 describe('core kind defaults', () => {
   it('Namespace: name label, kubernetes finalizer, Active', () => {
-    const ns = defaulted('', 'Namespace', { metadata: { name: 'team-a', labels: { x: 'y' } }, spec: { finalizers: ['example.com/f'] }, status: { phase: 'Terminating' } });
+    const ns = defaulted('', 'Namespace', {
+      metadata: { name: 'team-a', labels: { x: 'y' } },
+      spec: { finalizers: ['example.com/f'] },
+      status: { phase: 'Terminating' },
+    });
     assert.deepStrictEqual(ns, {
       metadata: { name: 'team-a', labels: { x: 'y', 'kubernetes.io/metadata.name': 'team-a' } },
       spec: { finalizers: ['example.com/f', 'kubernetes'] },
@@ -124,12 +139,24 @@ describe('core kind defaults', () => {
   });
 
   it('Namespace: the label follows the name on update, finalizers are left alone', () => {
-    const ns = defaulted('', 'Namespace', { metadata: { name: 'a', labels: { 'kubernetes.io/metadata.name': 'b' } }, spec: {} }, 'update');
-    assert.deepStrictEqual(ns, { metadata: { name: 'a', labels: { 'kubernetes.io/metadata.name': 'a' } }, spec: {}, status: { phase: 'Active' } });
+    const ns = defaulted(
+      '',
+      'Namespace',
+      { metadata: { name: 'a', labels: { 'kubernetes.io/metadata.name': 'b' } }, spec: {} },
+      'update',
+    );
+    assert.deepStrictEqual(ns, {
+      metadata: { name: 'a', labels: { 'kubernetes.io/metadata.name': 'a' } },
+      spec: {},
+      status: { phase: 'Active' },
+    });
   });
 
   it('Node: allocatable from capacity, canonical quantities, zero-valued status structs', () => {
-    const node = defaulted('', 'Node', { metadata: { name: 'n1' }, status: { capacity: { cpu: '4', memory: '8192Mi', pods: '110', 'example.com/foo': 4 } } });
+    const node = defaulted('', 'Node', {
+      metadata: { name: 'n1' },
+      status: { capacity: { cpu: '4', memory: '8192Mi', pods: '110', 'example.com/foo': 4 } },
+    });
     assert.deepStrictEqual(node, {
       metadata: { name: 'n1' },
       spec: {},
@@ -154,30 +181,48 @@ describe('core kind defaults', () => {
   });
 
   it('Secret: Opaque, stringData folded into base64 data and removed', () => {
-    const s = defaulted('', 'Secret', { data: { a: 'b2xk', keep: 'eA==' }, stringData: { a: 'new', 'ü': 'ç' } });
-    assert.deepStrictEqual(s, { type: 'Opaque', data: { a: 'bmV3', keep: 'eA==', 'ü': 'w6c=' } });
+    const s = defaulted('', 'Secret', { data: { a: 'b2xk', keep: 'eA==' }, stringData: { a: 'new', ü: 'ç' } });
+    assert.deepStrictEqual(s, { type: 'Opaque', data: { a: 'bmV3', keep: 'eA==', ü: 'w6c=' } });
     const t = defaulted('', 'Secret', { type: 'kubernetes.io/tls', stringData: {} }, 'update');
     assert.deepStrictEqual(t, { type: 'kubernetes.io/tls' });
   });
 
   it('PersistentVolumeClaim: Filesystem, canonical storage, Pending', () => {
-    const pvc = defaulted('', 'PersistentVolumeClaim', { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1073741824' } } }, status: { phase: 'Bound' } });
+    const pvc = defaulted('', 'PersistentVolumeClaim', {
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1073741824' } } },
+      status: { phase: 'Bound' },
+    });
     assert.deepStrictEqual(pvc, {
-      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1073741824' } }, volumeMode: 'Filesystem' },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '1073741824' } },
+        volumeMode: 'Filesystem',
+      },
       status: { phase: 'Pending' },
     });
   });
 
   it('PersistentVolume: Retain, Filesystem, Pending with its transition time', () => {
-    const pv = defaulted('', 'PersistentVolume', { spec: { capacity: { storage: '10Gi' }, hostPath: { path: '/mnt' } } });
+    const pv = defaulted('', 'PersistentVolume', {
+      spec: { capacity: { storage: '10Gi' }, hostPath: { path: '/mnt' } },
+    });
     assert.deepStrictEqual(pv, {
-      spec: { capacity: { storage: '10Gi' }, hostPath: { path: '/mnt', type: '' }, persistentVolumeReclaimPolicy: 'Retain', volumeMode: 'Filesystem' },
+      spec: {
+        capacity: { storage: '10Gi' },
+        hostPath: { path: '/mnt', type: '' },
+        persistentVolumeReclaimPolicy: 'Retain',
+        volumeMode: 'Filesystem',
+      },
       status: { phase: 'Pending', lastPhaseTransitionTime: '2024-05-01T10:00:00Z' },
     });
   });
 
   it('Event: the fields Go writes even when unset', () => {
-    const ev = defaulted('', 'Event', { metadata: { name: 'e', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'Started' });
+    const ev = defaulted('', 'Event', {
+      metadata: { name: 'e', namespace: 'default' },
+      involvedObject: { kind: 'Pod', name: 'p' },
+      reason: 'Started',
+    });
     assert.deepStrictEqual(ev, {
       metadata: { name: 'e', namespace: 'default' },
       involvedObject: { kind: 'Pod', name: 'p' },
@@ -201,8 +246,16 @@ describe('core kind defaults', () => {
 
 describe('other built-in defaults', () => {
   it('webhook configurations', () => {
-    const hook = { name: 'h.example.com', clientConfig: { service: { name: 's', namespace: 'n' } }, rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] };
-    const m = defaulted('admissionregistration.k8s.io', 'MutatingWebhookConfiguration', { webhooks: [structuredClone(hook)] });
+    const hook = {
+      name: 'h.example.com',
+      clientConfig: { service: { name: 's', namespace: 'n' } },
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+    };
+    const m = defaulted('admissionregistration.k8s.io', 'MutatingWebhookConfiguration', {
+      webhooks: [structuredClone(hook)],
+    });
     assert.deepStrictEqual(m.webhooks, [
       {
         ...hook,
@@ -216,43 +269,48 @@ describe('other built-in defaults', () => {
         reinvocationPolicy: 'Never',
       },
     ]);
-    const v = defaulted('admissionregistration.k8s.io', 'ValidatingWebhookConfiguration', { webhooks: [structuredClone(hook)] });
+    const v = defaulted('admissionregistration.k8s.io', 'ValidatingWebhookConfiguration', {
+      webhooks: [structuredClone(hook)],
+    });
     assert.equal((v.webhooks as JsonObject[])[0].reinvocationPolicy, undefined);
     assert.equal((v.webhooks as JsonObject[])[0].timeoutSeconds, 10);
   });
 
   it('RBAC roles write rules: null when unset', () => {
-    assert.deepStrictEqual(defaulted('rbac.authorization.k8s.io', 'ClusterRole', { metadata: { name: 'r' } }), { metadata: { name: 'r' }, rules: null });
+    assert.deepStrictEqual(defaulted('rbac.authorization.k8s.io', 'ClusterRole', { metadata: { name: 'r' } }), {
+      metadata: { name: 'r' },
+      rules: null,
+    });
     assert.deepStrictEqual(defaulted('rbac.authorization.k8s.io', 'Role', { rules: [] }), { rules: [] });
   });
 
   it('PriorityClass, Lease, Ingress, PodDisruptionBudget, NetworkPolicy, RuntimeClass', () => {
-    assert.deepStrictEqual(defaulted('scheduling.k8s.io', 'PriorityClass', { value: 5 }), { value: 5, preemptionPolicy: 'PreemptLowerPriority' });
+    assert.deepStrictEqual(defaulted('scheduling.k8s.io', 'PriorityClass', { value: 5 }), {
+      value: 5,
+      preemptionPolicy: 'PreemptLowerPriority',
+    });
     assert.deepStrictEqual(defaulted('coordination.k8s.io', 'Lease', {}), { spec: {} });
-    assert.deepStrictEqual(defaulted('networking.k8s.io', 'Ingress', { spec: {}, status: { loadBalancer: { ingress: [{ ip: '1.1.1.1' }] } } }), { spec: {}, status: { loadBalancer: {} } });
+    assert.deepStrictEqual(
+      defaulted('networking.k8s.io', 'Ingress', {
+        spec: {},
+        status: { loadBalancer: { ingress: [{ ip: '1.1.1.1' }] } },
+      }),
+      { spec: {}, status: { loadBalancer: {} } },
+    );
     assert.deepStrictEqual(defaulted('policy', 'PodDisruptionBudget', { spec: { minAvailable: 1 } }), {
       spec: { minAvailable: 1 },
       status: { currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0 },
     });
-    assert.deepStrictEqual(defaulted('networking.k8s.io', 'NetworkPolicy', { spec: { ingress: [{ ports: [{ port: 80 }] }] } }), {
-      spec: { ingress: [{ ports: [{ port: 80, protocol: 'TCP' }] }], policyTypes: ['Ingress'] },
-    });
+    assert.deepStrictEqual(
+      defaulted('networking.k8s.io', 'NetworkPolicy', { spec: { ingress: [{ ports: [{ port: 80 }] }] } }),
+      {
+        spec: { ingress: [{ ports: [{ port: 80, protocol: 'TCP' }] }], policyTypes: ['Ingress'] },
+      },
+    );
     assert.deepStrictEqual(defaulted('node.k8s.io', 'RuntimeClass', { handler: 'kata' }), { handler: 'kata' });
   });
 
   it('leaves unknown kinds alone', () => {
     assert.deepStrictEqual(defaulted('example.com', 'Widget', { spec: {} }), { spec: {} });
-  });
-});
-
-describe('decode errors', () => {
-  it('reports unparseable quantities the way the decoder does', () => {
-    const pod = { apiVersion: 'v1', kind: 'Pod', spec: { containers: [{ name: 'c', resources: { limits: { cpu: 'lots' } } }] } };
-    assert.equal(
-      decodeError('', 'Pod', pod),
-      `Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
-    );
-    assert.equal(decodeError('', 'Pod', { spec: { containers: [{ resources: { limits: { cpu: '2' } } }] } }), undefined);
-    assert.ok(decodeError('apps', 'Deployment', { apiVersion: 'apps/v1', spec: { template: { spec: { containers: [{ resources: { requests: { memory: '1Gb' } } }] } } } }));
   });
 });

@@ -19,7 +19,9 @@ const container = (p: JsonObject, i = 0): JsonObject => (spec(p).containers as J
 
 describe('Pod defaults', () => {
   it('turn a minimal Pod into what kube-apiserver stores (less the token volume)', () => {
-    const p = created(pod({ containers: [{ name: 'nginx', image: 'nginx' }] }, { name: 'nginx', namespace: 'default' }));
+    const p = created(
+      pod({ containers: [{ name: 'nginx', image: 'nginx' }] }, { name: 'nginx', namespace: 'default' }),
+    );
     assert.deepStrictEqual(p, {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -103,7 +105,9 @@ describe('Pod defaults', () => {
       { containerPort: 80, protocol: 'TCP' },
       { containerPort: 53, protocol: 'UDP' },
     ]);
-    assert.deepStrictEqual(c.env, [{ name: 'NODE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } } }]);
+    assert.deepStrictEqual(c.env, [
+      { name: 'NODE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } } },
+    ]);
     assert.deepStrictEqual(c.livenessProbe, {
       httpGet: { port: 8080, path: '/', scheme: 'HTTP' },
       timeoutSeconds: 1,
@@ -111,8 +115,20 @@ describe('Pod defaults', () => {
       successThreshold: 1,
       failureThreshold: 3,
     });
-    assert.deepStrictEqual(c.readinessProbe, { tcpSocket: { port: 80 }, periodSeconds: 5, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 });
-    assert.deepStrictEqual(c.startupProbe, { grpc: { port: 9000, service: '' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    assert.deepStrictEqual(c.readinessProbe, {
+      tcpSocket: { port: 80 },
+      periodSeconds: 5,
+      timeoutSeconds: 1,
+      successThreshold: 1,
+      failureThreshold: 3,
+    });
+    assert.deepStrictEqual(c.startupProbe, {
+      grpc: { port: 9000, service: '' },
+      timeoutSeconds: 1,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    });
     assert.deepStrictEqual(c.lifecycle, { preStop: { httpGet: { port: 80, path: '/quit', scheme: 'HTTP' } } });
   });
 
@@ -127,7 +143,14 @@ describe('Pod defaults', () => {
           { name: 'h', hostPath: { path: '/data' } },
           { name: 'd', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
           { name: 't', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } },
-          { name: 'e', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1024Mi' } } } } } },
+          {
+            name: 'e',
+            ephemeral: {
+              volumeClaimTemplate: {
+                spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1024Mi' } } },
+              },
+            },
+          },
         ],
       }),
     );
@@ -136,14 +159,27 @@ describe('Pod defaults', () => {
       { name: 's', secret: { secretName: 'x', defaultMode: 420 } },
       { name: 'cm', configMap: { name: 'x', defaultMode: 256 } },
       { name: 'h', hostPath: { path: '/data', type: '' } },
-      { name: 'd', downwardAPI: { items: [{ path: 'labels', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.labels' } }], defaultMode: 420 } },
-      { name: 't', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }], defaultMode: 420 } },
+      {
+        name: 'd',
+        downwardAPI: {
+          items: [{ path: 'labels', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.labels' } }],
+          defaultMode: 420,
+        },
+      },
+      {
+        name: 't',
+        projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }], defaultMode: 420 },
+      },
       {
         name: 'e',
         ephemeral: {
           volumeClaimTemplate: {
             metadata: { creationTimestamp: null },
-            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' },
+            spec: {
+              accessModes: ['ReadWriteOnce'],
+              resources: { requests: { storage: '1Gi' } },
+              volumeMode: 'Filesystem',
+            },
           },
         },
       },
@@ -151,7 +187,17 @@ describe('Pod defaults', () => {
   });
 
   it('copies limits into missing requests and canonicalizes both', () => {
-    const p = created(pod({ containers: [{ name: 'c', image: 'i:1', resources: { limits: { cpu: 0.5, memory: '128974848' }, requests: { memory: '0.1Gi' } } }] }));
+    const p = created(
+      pod({
+        containers: [
+          {
+            name: 'c',
+            image: 'i:1',
+            resources: { limits: { cpu: 0.5, memory: '128974848' }, requests: { memory: '0.1Gi' } },
+          },
+        ],
+      }),
+    );
     assert.deepStrictEqual(container(p).resources, {
       limits: { cpu: '500m', memory: '128974848' },
       requests: { cpu: '500m', memory: '107374182400m' },
@@ -162,7 +208,14 @@ describe('Pod defaults', () => {
   it('does not touch explicit tolerations that already cover the defaults', () => {
     const p = created(pod({ containers: [{ name: 'c', image: 'i:1' }], tolerations: [{ operator: 'Exists' }] }));
     assert.deepStrictEqual(spec(p).tolerations, [{ operator: 'Exists' }]);
-    const q = created(pod({ containers: [{ name: 'c', image: 'i:1' }], tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }] }));
+    const q = created(
+      pod({
+        containers: [{ name: 'c', image: 'i:1' }],
+        tolerations: [
+          { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 },
+        ],
+      }),
+    );
     assert.deepStrictEqual(spec(q).tolerations, [
       { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 },
       { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
@@ -173,7 +226,12 @@ describe('Pod defaults', () => {
     const p = created(pod({ containers: [{ name: 'c', image: 'i:1' }], serviceAccount: 'builder' }));
     assert.equal(spec(p).serviceAccountName, 'builder');
     assert.equal(spec(p).serviceAccount, 'builder');
-    const mirror = created(pod({ containers: [{ name: 'c', image: 'i:1' }] }, { name: 'm', annotations: { 'kubernetes.io/config.mirror': 'x' } }));
+    const mirror = created(
+      pod(
+        { containers: [{ name: 'c', image: 'i:1' }] },
+        { name: 'm', annotations: { 'kubernetes.io/config.mirror': 'x' } },
+      ),
+    );
     assert.equal(spec(mirror).serviceAccountName, undefined);
     assert.equal(spec(mirror).serviceAccount, undefined);
   });
@@ -182,7 +240,9 @@ describe('Pod defaults', () => {
     const sys = created(pod({ containers: [{ name: 'c', image: 'i:1' }], priorityClassName: 'system-node-critical' }));
     assert.equal(spec(sys).priority, 2000001000);
     const p = pod({ containers: [{ name: 'c', image: 'i:1' }], priorityClassName: 'batch' });
-    applyDefaults('', 'Pod', p, 'create', { priorityClass: (n) => (n === 'batch' ? { name: n, value: 100, preemptionPolicy: 'Never' } : undefined) });
+    applyDefaults('', 'Pod', p, 'create', {
+      priorityClass: (n) => (n === 'batch' ? { name: n, value: 100, preemptionPolicy: 'Never' } : undefined),
+    });
     assert.equal(spec(p).priority, 100);
     assert.equal(spec(p).preemptionPolicy, 'Never');
   });
@@ -191,7 +251,10 @@ describe('Pod defaults', () => {
     const missing = pod({ containers: [{ name: 'c', image: 'i:1' }], priorityClassName: 'nope' });
     assert.throws(
       () => applyDefaults('', 'Pod', missing, 'create', { priorityClass: () => undefined }),
-      (e: unknown) => e instanceof StatusError && e.code === 403 && e.message === 'pods "p" is forbidden: no PriorityClass with name nope was found',
+      (e: unknown) =>
+        e instanceof StatusError &&
+        e.code === 403 &&
+        e.message === 'pods "p" is forbidden: no PriorityClass with name nope was found',
     );
     const explicit = pod({ containers: [{ name: 'c', image: 'i:1' }], priority: 7 });
     assert.throws(
@@ -215,12 +278,16 @@ describe('Pod defaults', () => {
   });
 
   it('sets hostPort from containerPort on host-network pods only', () => {
-    const p = created(pod({ hostNetwork: true, containers: [{ name: 'c', image: 'i:1', ports: [{ containerPort: 8080 }] }] }));
+    const p = created(
+      pod({ hostNetwork: true, containers: [{ name: 'c', image: 'i:1', ports: [{ containerPort: 8080 }] }] }),
+    );
     assert.equal((container(p).ports as JsonObject[])[0].hostPort, 8080);
   });
 
   it('adds the SchedulingGated condition to gated pods', () => {
-    const p = created(pod({ containers: [{ name: 'c', image: 'i:1' }], schedulingGates: [{ name: 'example.com/gate' }] }));
+    const p = created(
+      pod({ containers: [{ name: 'c', image: 'i:1' }], schedulingGates: [{ name: 'example.com/gate' }] }),
+    );
     assert.deepStrictEqual(p.status, {
       phase: 'Pending',
       qosClass: 'BestEffort',
@@ -251,9 +318,19 @@ describe('QoS class', () => {
     ['zero requests', [{ requests: { cpu: '0' } }], undefined, 'BestEffort'],
     ['only storage', [{ limits: { 'ephemeral-storage': '1Gi' } }], undefined, 'BestEffort'],
     ['requests only', [{ requests: { cpu: '100m' } }], undefined, 'Burstable'],
-    ['equal cpu and memory', [{ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1000m', memory: '1024Mi' } }], undefined, 'Guaranteed'],
+    [
+      'equal cpu and memory',
+      [{ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1000m', memory: '1024Mi' } }],
+      undefined,
+      'Guaranteed',
+    ],
     ['limits only on cpu', [{ requests: { cpu: '1' }, limits: { cpu: '1' } }], undefined, 'Burstable'],
-    ['unequal', [{ requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } }], undefined, 'Burstable'],
+    [
+      'unequal',
+      [{ requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } }],
+      undefined,
+      'Burstable',
+    ],
     [
       'init container without limits',
       [{ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } }],
@@ -270,7 +347,9 @@ describe('QoS class', () => {
   }
 
   it('counts limits as requests on a created Pod', () => {
-    const p = created(pod({ containers: [{ name: 'c', image: 'i:1', resources: { limits: { cpu: '1', memory: '1Gi' } } }] }));
+    const p = created(
+      pod({ containers: [{ name: 'c', image: 'i:1', resources: { limits: { cpu: '1', memory: '1Gi' } } }] }),
+    );
     assert.equal((p.status as JsonObject).qosClass, 'Guaranteed');
   });
 });

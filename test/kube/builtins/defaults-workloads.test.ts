@@ -60,30 +60,49 @@ describe('workload defaults', () => {
   });
 
   it('keeps Recreate deployments without rollingUpdate and leaves templates without Pod-only fields', () => {
-    const d = created('apps', 'Deployment', { spec: { strategy: { type: 'Recreate' }, replicas: 0, template: nginxTemplate() } });
+    const d = created('apps', 'Deployment', {
+      spec: { strategy: { type: 'Recreate' }, replicas: 0, template: nginxTemplate() },
+    });
     const spec = d.spec as JsonObject;
     assert.deepStrictEqual(spec.strategy, { type: 'Recreate' });
     assert.equal(spec.replicas, 0);
     const tspec = (spec.template as JsonObject).spec as JsonObject;
-    for (const podOnly of ['enableServiceLinks', 'priority', 'tolerations', 'serviceAccountName']) assert.equal(tspec[podOnly], undefined, podOnly);
+    for (const podOnly of ['enableServiceLinks', 'priority', 'tolerations', 'serviceAccountName'])
+      assert.equal(tspec[podOnly], undefined, podOnly);
   });
 
   it('ReplicaSet: replicas 1 and status.replicas 0', () => {
-    const rs = created('apps', 'ReplicaSet', { spec: { selector: { matchLabels: { app: 'nginx' } }, template: nginxTemplate() } });
-    assert.deepStrictEqual(rs.spec, { replicas: 1, selector: { matchLabels: { app: 'nginx' } }, template: defaultedTemplate() });
+    const rs = created('apps', 'ReplicaSet', {
+      spec: { selector: { matchLabels: { app: 'nginx' } }, template: nginxTemplate() },
+    });
+    assert.deepStrictEqual(rs.spec, {
+      replicas: 1,
+      selector: { matchLabels: { app: 'nginx' } },
+      template: defaultedTemplate(),
+    });
     assert.deepStrictEqual(rs.status, { replicas: 0 });
   });
 
   it('DaemonSet: rolling update 1/0, history 10, template generation annotation, zero status', () => {
-    const ds = created('apps', 'DaemonSet', { metadata: { name: 'ds' }, spec: { selector: { matchLabels: { app: 'nginx' } }, template: nginxTemplate() } });
+    const ds = created('apps', 'DaemonSet', {
+      metadata: { name: 'ds' },
+      spec: { selector: { matchLabels: { app: 'nginx' } }, template: nginxTemplate() },
+    });
     assert.deepStrictEqual(ds.spec, {
       selector: { matchLabels: { app: 'nginx' } },
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
       revisionHistoryLimit: 10,
       template: defaultedTemplate(),
     });
-    assert.deepStrictEqual((ds.metadata as JsonObject).annotations, { 'deprecated.daemonset.template.generation': '1' });
-    assert.deepStrictEqual(ds.status, { currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 });
+    assert.deepStrictEqual((ds.metadata as JsonObject).annotations, {
+      'deprecated.daemonset.template.generation': '1',
+    });
+    assert.deepStrictEqual(ds.status, {
+      currentNumberScheduled: 0,
+      desiredNumberScheduled: 0,
+      numberMisscheduled: 0,
+      numberReady: 0,
+    });
   });
 
   it('StatefulSet: policies, partition, retention and claim templates', () => {
@@ -92,7 +111,12 @@ describe('workload defaults', () => {
         serviceName: 'web',
         selector: { matchLabels: { app: 'nginx' } },
         template: nginxTemplate(),
-        volumeClaimTemplates: [{ metadata: { name: 'www' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'www' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
       },
     });
     assert.deepStrictEqual(sts.spec, {
@@ -109,7 +133,11 @@ describe('workload defaults', () => {
           apiVersion: 'v1',
           kind: 'PersistentVolumeClaim',
           metadata: { name: 'www', creationTimestamp: null },
-          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            resources: { requests: { storage: '1Gi' } },
+            volumeMode: 'Filesystem',
+          },
           status: { phase: 'Pending' },
         },
       ],
@@ -118,7 +146,9 @@ describe('workload defaults', () => {
   });
 
   it('StatefulSet: an explicit RollingUpdate without rollingUpdate gets no partition', () => {
-    const sts = created('apps', 'StatefulSet', { spec: { updateStrategy: { type: 'RollingUpdate' }, template: nginxTemplate() } });
+    const sts = created('apps', 'StatefulSet', {
+      spec: { updateStrategy: { type: 'RollingUpdate' }, template: nginxTemplate() },
+    });
     assert.deepStrictEqual((sts.spec as JsonObject).updateStrategy, { type: 'RollingUpdate' });
   });
 
@@ -134,7 +164,12 @@ describe('workload defaults', () => {
     assert.equal(spec.completionMode, 'NonIndexed');
     assert.equal(spec.suspend, false);
     assert.equal(spec.podReplacementPolicy, 'TerminatingOrFailed');
-    const labels = { 'batch.kubernetes.io/controller-uid': 'u-1', 'batch.kubernetes.io/job-name': 'pi', 'controller-uid': 'u-1', 'job-name': 'pi' };
+    const labels = {
+      'batch.kubernetes.io/controller-uid': 'u-1',
+      'batch.kubernetes.io/job-name': 'pi',
+      'controller-uid': 'u-1',
+      'job-name': 'pi',
+    };
     assert.deepStrictEqual(((spec.template as JsonObject).metadata as JsonObject).labels, labels);
     assert.deepStrictEqual(spec.selector, { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u-1' } });
     assert.deepStrictEqual((job.metadata as JsonObject).labels, labels);
@@ -147,13 +182,18 @@ describe('workload defaults', () => {
   });
 
   it('CronJob: policies, limits and its job template', () => {
-    const cj = created('batch', 'CronJob', { spec: { schedule: '* * * * *', jobTemplate: { spec: { template: nginxTemplate() } } } });
+    const cj = created('batch', 'CronJob', {
+      spec: { schedule: '* * * * *', jobTemplate: { spec: { template: nginxTemplate() } } },
+    });
     const spec = cj.spec as JsonObject;
     assert.equal(spec.concurrencyPolicy, 'Allow');
     assert.equal(spec.suspend, false);
     assert.equal(spec.successfulJobsHistoryLimit, 3);
     assert.equal(spec.failedJobsHistoryLimit, 1);
-    assert.deepStrictEqual(spec.jobTemplate, { metadata: { creationTimestamp: null }, spec: { template: defaultedTemplate() } });
+    assert.deepStrictEqual(spec.jobTemplate, {
+      metadata: { creationTimestamp: null },
+      spec: { template: defaultedTemplate() },
+    });
   });
 
   it('PodTemplate gets the template defaults', () => {

@@ -1,9 +1,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDefaults, hasGeneration, hasStatusSubresource, prepareForUpdate } from '../../../src/kube/builtins/index.ts';
+import {
+  applyDefaults,
+  hasGeneration,
+  hasStatusSubresource,
+  prepareForUpdate,
+} from '../../../src/kube/builtins/index.ts';
 import type { JsonObject } from '../../../src/kube/types.ts';
 
-const template = (image = 'nginx:1'): JsonObject => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } });
+const template = (image = 'nginx:1'): JsonObject => ({
+  metadata: { labels: { app: 'web' } },
+  spec: { containers: [{ name: 'web', image }] },
+});
 
 function stored(group: string, kind: string, o: JsonObject, generation = 3): JsonObject {
   applyDefaults(group, kind, o, 'create');
@@ -15,7 +23,10 @@ const meta = (o: JsonObject): JsonObject => o.metadata as JsonObject;
 
 describe('main endpoint vs /status', () => {
   const deployment = (): JsonObject =>
-    stored('apps', 'Deployment', { metadata: { name: 'd', labels: { a: '1' } }, spec: { selector: { matchLabels: { app: 'web' } }, template: template() } });
+    stored('apps', 'Deployment', {
+      metadata: { name: 'd', labels: { a: '1' } },
+      spec: { selector: { matchLabels: { app: 'web' } }, template: template() },
+    });
 
   it('the main endpoint keeps the stored status', () => {
     const old = deployment();
@@ -79,7 +90,12 @@ describe('main endpoint vs /status', () => {
   });
 
   it('Pod /status keeps ownerReferences, QoS and observed generations', () => {
-    const old = stored('', 'Pod', { metadata: { name: 'p', ownerReferences: [{ uid: 'u' }] }, spec: { containers: [{ name: 'c', image: 'i:1' }] } }, 2);
+    const old = stored(
+      '',
+      'Pod',
+      { metadata: { name: 'p', ownerReferences: [{ uid: 'u' }] }, spec: { containers: [{ name: 'c', image: 'i:1' }] } },
+      2,
+    );
     (old.status as JsonObject).conditions = [{ type: 'Ready', status: 'False', observedGeneration: 2 }];
     (old.status as JsonObject).observedGeneration = 2;
     const next = structuredClone(old);
@@ -88,7 +104,12 @@ describe('main endpoint vs /status', () => {
     (next.spec as JsonObject).nodeName = 'n1';
     prepareForUpdate('', 'Pod', next, old, 'status');
     assert.deepStrictEqual(meta(next).ownerReferences, [{ uid: 'u' }]);
-    assert.deepStrictEqual(next.status, { phase: 'Running', qosClass: 'BestEffort', observedGeneration: 2, conditions: [{ type: 'Ready', status: 'True', observedGeneration: 2 }] });
+    assert.deepStrictEqual(next.status, {
+      phase: 'Running',
+      qosClass: 'BestEffort',
+      observedGeneration: 2,
+      conditions: [{ type: 'Ready', status: 'True', observedGeneration: 2 }],
+    });
     assert.equal((next.spec as JsonObject).nodeName, undefined);
   });
 
@@ -104,17 +125,94 @@ describe('main endpoint vs /status', () => {
 
 describe('generation', () => {
   const cases: [string, string, string, () => JsonObject, (o: JsonObject) => void, number][] = [
-    ['Deployment spec change', 'apps', 'Deployment', () => ({ spec: { template: template() } }), (o) => ((o.spec as JsonObject).replicas = 5), 4],
-    ['Deployment annotation change', 'apps', 'Deployment', () => ({ spec: { template: template() } }), (o) => (meta(o).annotations = { a: 'b' }), 4],
-    ['Deployment label change', 'apps', 'Deployment', () => ({ spec: { template: template() } }), (o) => (meta(o).labels = { a: 'b' }), 3],
-    ['ReplicaSet annotation change', 'apps', 'ReplicaSet', () => ({ spec: { template: template() } }), (o) => (meta(o).annotations = { a: 'b' }), 3],
-    ['StatefulSet spec change', 'apps', 'StatefulSet', () => ({ spec: { template: template() } }), (o) => ((o.spec as JsonObject).replicas = 2), 4],
-    ['Job spec change', 'batch', 'Job', () => ({ spec: { template: template() } }), (o) => ((o.spec as JsonObject).suspend = true), 4],
-    ['Pod spec change', '', 'Pod', () => ({ spec: { containers: [{ name: 'c', image: 'i:1' }] } }), (o) => (((o.spec as JsonObject).containers as JsonObject[])[0].image = 'i:2'), 4],
-    ['Pod label change', '', 'Pod', () => ({ spec: { containers: [{ name: 'c', image: 'i:1' }] } }), (o) => (meta(o).labels = { a: 'b' }), 3],
-    ['PodDisruptionBudget spec change', 'policy', 'PodDisruptionBudget', () => ({ spec: { minAvailable: 1 } }), (o) => ((o.spec as JsonObject).minAvailable = 2), 4],
-    ['Ingress spec change', 'networking.k8s.io', 'Ingress', () => ({ spec: { ingressClassName: 'a' } }), (o) => ((o.spec as JsonObject).ingressClassName = 'b'), 4],
-    ['webhook change', 'admissionregistration.k8s.io', 'ValidatingWebhookConfiguration', () => ({ webhooks: [] }), (o) => (o.webhooks = [{ name: 'a.b.c' }]), 4],
+    [
+      'Deployment spec change',
+      'apps',
+      'Deployment',
+      () => ({ spec: { template: template() } }),
+      (o) => ((o.spec as JsonObject).replicas = 5),
+      4,
+    ],
+    [
+      'Deployment annotation change',
+      'apps',
+      'Deployment',
+      () => ({ spec: { template: template() } }),
+      (o) => (meta(o).annotations = { a: 'b' }),
+      4,
+    ],
+    [
+      'Deployment label change',
+      'apps',
+      'Deployment',
+      () => ({ spec: { template: template() } }),
+      (o) => (meta(o).labels = { a: 'b' }),
+      3,
+    ],
+    [
+      'ReplicaSet annotation change',
+      'apps',
+      'ReplicaSet',
+      () => ({ spec: { template: template() } }),
+      (o) => (meta(o).annotations = { a: 'b' }),
+      3,
+    ],
+    [
+      'StatefulSet spec change',
+      'apps',
+      'StatefulSet',
+      () => ({ spec: { template: template() } }),
+      (o) => ((o.spec as JsonObject).replicas = 2),
+      4,
+    ],
+    [
+      'Job spec change',
+      'batch',
+      'Job',
+      () => ({ spec: { template: template() } }),
+      (o) => ((o.spec as JsonObject).suspend = true),
+      4,
+    ],
+    [
+      'Pod spec change',
+      '',
+      'Pod',
+      () => ({ spec: { containers: [{ name: 'c', image: 'i:1' }] } }),
+      (o) => (((o.spec as JsonObject).containers as JsonObject[])[0].image = 'i:2'),
+      4,
+    ],
+    [
+      'Pod label change',
+      '',
+      'Pod',
+      () => ({ spec: { containers: [{ name: 'c', image: 'i:1' }] } }),
+      (o) => (meta(o).labels = { a: 'b' }),
+      3,
+    ],
+    [
+      'PodDisruptionBudget spec change',
+      'policy',
+      'PodDisruptionBudget',
+      () => ({ spec: { minAvailable: 1 } }),
+      (o) => ((o.spec as JsonObject).minAvailable = 2),
+      4,
+    ],
+    [
+      'Ingress spec change',
+      'networking.k8s.io',
+      'Ingress',
+      () => ({ spec: { ingressClassName: 'a' } }),
+      (o) => ((o.spec as JsonObject).ingressClassName = 'b'),
+      4,
+    ],
+    [
+      'webhook change',
+      'admissionregistration.k8s.io',
+      'ValidatingWebhookConfiguration',
+      () => ({ webhooks: [] }),
+      (o) => (o.webhooks = [{ name: 'a.b.c' }]),
+      4,
+    ],
     ['no-op update', 'apps', 'DaemonSet', () => ({ spec: { template: template() } }), () => undefined, 3],
   ];
   for (const [name, group, kind, make, mutate, want] of cases) {
@@ -138,7 +236,8 @@ describe('generation', () => {
 
   it('DaemonSet template generation follows template changes only', () => {
     const old = stored('apps', 'DaemonSet', { metadata: { name: 'ds' }, spec: { template: template() } });
-    const ann = (o: JsonObject): unknown => (meta(o).annotations as JsonObject)['deprecated.daemonset.template.generation'];
+    const ann = (o: JsonObject): unknown =>
+      (meta(o).annotations as JsonObject)['deprecated.daemonset.template.generation'];
     assert.equal(ann(old), '1');
     const newTemplate = structuredClone(old);
     (newTemplate.spec as JsonObject).template = template('nginx:2');

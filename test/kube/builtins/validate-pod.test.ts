@@ -28,14 +28,30 @@ describe('Pod validation', () => {
     ['no containers', { containers: [] }, ['spec.containers: Required value']],
     ['missing containers field', {}, ['spec.containers: Required value']],
     ['container name missing', { containers: [c({ name: '' })] }, ['spec.containers[0].name: Required value']],
-    ['container name not a DNS label', { containers: [c({ name: 'App_1' })] }, [`spec.containers[0].name: Invalid value: "App_1": ${LABEL_MSG}`]],
+    [
+      'container name not a DNS label',
+      { containers: [c({ name: 'App_1' })] },
+      [`spec.containers[0].name: Invalid value: "App_1": ${LABEL_MSG}`],
+    ],
     ['duplicate container names', { containers: [c(), c()] }, ['spec.containers[1].name: Duplicate value: "app"']],
-    ['init container named like a container', { containers: [c()], initContainers: [c()] }, ['spec.initContainers[0].name: Duplicate value: "app"']],
+    [
+      'init container named like a container',
+      { containers: [c()], initContainers: [c()] },
+      ['spec.initContainers[0].name: Duplicate value: "app"'],
+    ],
     ['image missing', { containers: [c({ image: '' })] }, ['spec.containers[0].image: Required value']],
-    ['image with whitespace', { containers: [c({ image: 'nginx ' })] }, ['spec.containers[0].image: Invalid value: "nginx ": must not have leading or trailing whitespace']],
+    [
+      'image with whitespace',
+      { containers: [c({ image: 'nginx ' })] },
+      ['spec.containers[0].image: Invalid value: "nginx ": must not have leading or trailing whitespace'],
+    ],
     [
       'ports out of range and without containerPort',
-      { containers: [c({ ports: [{ containerPort: 70000 }, { containerPort: 0 }, { containerPort: 80, hostPort: -1 }] })] },
+      {
+        containers: [
+          c({ ports: [{ containerPort: 70000 }, { containerPort: 0 }, { containerPort: 80, hostPort: -1 }] }),
+        ],
+      },
       [
         'spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
         'spec.containers[0].ports[1].containerPort: Required value',
@@ -44,7 +60,17 @@ describe('Pod validation', () => {
     ],
     [
       'bad port names and protocol',
-      { containers: [c({ ports: [{ containerPort: 80, name: 'http' }, { containerPort: 81, name: 'http' }, { containerPort: 82, name: '123', protocol: 'ICMP' }] })] },
+      {
+        containers: [
+          c({
+            ports: [
+              { containerPort: 80, name: 'http' },
+              { containerPort: 81, name: 'http' },
+              { containerPort: 82, name: '123', protocol: 'ICMP' },
+            ],
+          }),
+        ],
+      },
       [
         'spec.containers[0].ports[1].name: Duplicate value: "http"',
         'spec.containers[0].ports[2].name: Invalid value: "123": must contain at least one letter (a-z)',
@@ -53,19 +79,38 @@ describe('Pod validation', () => {
     ],
     [
       'host port conflict',
-      { containers: [c({ ports: [{ containerPort: 80, hostPort: 8080 }] }), c({ name: 'b', ports: [{ containerPort: 81, hostPort: 8080 }] })] },
+      {
+        containers: [
+          c({ ports: [{ containerPort: 80, hostPort: 8080 }] }),
+          c({ name: 'b', ports: [{ containerPort: 81, hostPort: 8080 }] }),
+        ],
+      },
       ['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"'],
     ],
-    ['restartPolicy', { containers: [c()], restartPolicy: 'Sometimes' }, ['spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"']],
+    [
+      'restartPolicy',
+      { containers: [c()], restartPolicy: 'Sometimes' },
+      ['spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"'],
+    ],
     [
       'dnsPolicy None without config',
       { containers: [c()], dnsPolicy: 'None' },
       ['spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None'],
     ],
-    ['pull policy', { containers: [c({ imagePullPolicy: 'Sometimes' })] }, ['spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"']],
+    [
+      'pull policy',
+      { containers: [c({ imagePullPolicy: 'Sometimes' })] },
+      [
+        'spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
+      ],
+    ],
     [
       'requests above limits',
-      { containers: [c({ resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '2', memory: '512Mi' } } })] },
+      {
+        containers: [
+          c({ resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '2', memory: '512Mi' } } }),
+        ],
+      },
       ['spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1'],
     ],
     [
@@ -79,7 +124,11 @@ describe('Pod validation', () => {
     ],
     [
       'extended resources must be whole and request = limit',
-      { containers: [c({ resources: { limits: { 'example.com/gpu': '500m' }, requests: { 'example.com/gpu': '250m' } } })] },
+      {
+        containers: [
+          c({ resources: { limits: { 'example.com/gpu': '500m' }, requests: { 'example.com/gpu': '250m' } } }),
+        ],
+      },
       [
         'spec.containers[0].resources.limits[example.com/gpu]: Invalid value: 500m: must be an integer',
         'spec.containers[0].resources.requests[example.com/gpu]: Invalid value: 250m: must be an integer',
@@ -105,7 +154,7 @@ describe('Pod validation', () => {
       },
       [
         'spec.containers[0].env[0].name: Required value',
-        "spec.containers[0].env[1].name: Invalid value: \"A=B\": a valid environment variable name must consist only of printable ASCII characters other than '='",
+        'spec.containers[0].env[1].name: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than \'=\'',
         'spec.containers[0].env[2].valueFrom: Invalid value: "": may not be specified when `value` is not empty',
         'spec.containers[0].env[3].valueFrom: Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
         'spec.containers[0].env[4].valueFrom.fieldRef.fieldPath: Unsupported value: "spec.restartPolicy": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"',
@@ -117,7 +166,15 @@ describe('Pod validation', () => {
       'volume mounts and volumes',
       {
         volumes: [{ name: 'data', secret: {} }, { name: 'cfg', configMap: { name: 'c' } }, { name: 'cfg' }],
-        containers: [c({ volumeMounts: [{ name: 'missing', mountPath: '/a' }, { name: 'cfg', mountPath: '/a' }, { name: 'cfg', mountPath: '' }] })],
+        containers: [
+          c({
+            volumeMounts: [
+              { name: 'missing', mountPath: '/a' },
+              { name: 'cfg', mountPath: '/a' },
+              { name: 'cfg', mountPath: '' },
+            ],
+          }),
+        ],
       },
       [
         'spec.volumes[0].secret.secretName: Required value',
@@ -150,23 +207,48 @@ describe('Pod validation', () => {
     [
       'init container probes need restartPolicy Always',
       { containers: [c()], initContainers: [c({ name: 'init', livenessProbe: { exec: { command: ['true'] } } })] },
-      ['spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always'],
-    ],
-    ['regular containers cannot set restartPolicy', { containers: [c({ restartPolicy: 'Always' })] }, ['spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers']],
-    [
-      'tolerations',
-      { containers: [c()], tolerations: [{ operator: 'Equal', value: 'x' }, { key: 'k', operator: 'Exists', value: 'v' }, { key: 'k', tolerationSeconds: 5, effect: 'NoSchedule' }] },
       [
-        'spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
-        "spec.tolerations[1].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'",
-        "spec.tolerations[2].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+        'spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always',
       ],
     ],
-    ['activeDeadlineSeconds', { containers: [c()], activeDeadlineSeconds: 0 }, ['spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive']],
+    [
+      'regular containers cannot set restartPolicy',
+      { containers: [c({ restartPolicy: 'Always' })] },
+      ['spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers'],
+    ],
+    [
+      'tolerations',
+      {
+        containers: [c()],
+        tolerations: [
+          { operator: 'Equal', value: 'x' },
+          { key: 'k', operator: 'Exists', value: 'v' },
+          { key: 'k', tolerationSeconds: 5, effect: 'NoSchedule' },
+        ],
+      },
+      [
+        'spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        'spec.tolerations[1].operator: Invalid value: "v": value must be empty when `operator` is \'Exists\'',
+        'spec.tolerations[2].effect: Invalid value: "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set',
+      ],
+    ],
+    [
+      'activeDeadlineSeconds',
+      { containers: [c()], activeDeadlineSeconds: 0 },
+      ['spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive'],
+    ],
     [
       'ephemeral containers and gated nodeName on create',
-      { containers: [c()], ephemeralContainers: [c({ name: 'debug' })], nodeName: 'n1', schedulingGates: [{ name: 'g' }] },
-      ['spec.ephemeralContainers: Forbidden: cannot be set on create', 'spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared'],
+      {
+        containers: [c()],
+        ephemeralContainers: [c({ name: 'debug' })],
+        nodeName: 'n1',
+        schedulingGates: [{ name: 'g' }],
+      },
+      [
+        'spec.ephemeralContainers: Forbidden: cannot be set on create',
+        'spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared',
+      ],
     ],
   ];
   for (const [name, spec, want] of cases) {
@@ -193,7 +275,17 @@ describe('Pod update validation', () => {
   });
 
   it('accepts a resubmitted manifest: defaults and admission fill the same values back in', () => {
-    assert.deepStrictEqual(check({ containers: [c({ ports: [{ containerPort: 80 }] })], activeDeadlineSeconds: 100, serviceAccountName: 'default' }, old), []);
+    assert.deepStrictEqual(
+      check(
+        {
+          containers: [c({ ports: [{ containerPort: 80 }] })],
+          activeDeadlineSeconds: 100,
+          serviceAccountName: 'default',
+        },
+        old,
+      ),
+      [],
+    );
   });
 
   it('forbids other spec changes, naming what changed', () => {
@@ -206,9 +298,21 @@ describe('Pod update validation', () => {
   });
 
   const cases: [string, (s: JsonObject) => void, string[]][] = [
-    ['adding a container', (s) => (s.containers as JsonObject[]).push(c({ name: 'b' })), ['spec.containers: Forbidden: pod updates may not add or remove containers']],
-    ['raising activeDeadlineSeconds', (s) => (s.activeDeadlineSeconds = 200), ['spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal to previous value']],
-    ['clearing activeDeadlineSeconds', (s) => delete s.activeDeadlineSeconds, ['spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value']],
+    [
+      'adding a container',
+      (s) => (s.containers as JsonObject[]).push(c({ name: 'b' })),
+      ['spec.containers: Forbidden: pod updates may not add or remove containers'],
+    ],
+    [
+      'raising activeDeadlineSeconds',
+      (s) => (s.activeDeadlineSeconds = 200),
+      ['spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal to previous value'],
+    ],
+    [
+      'clearing activeDeadlineSeconds',
+      (s) => delete s.activeDeadlineSeconds,
+      ['spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value'],
+    ],
     [
       'changing a toleration',
       (s) => ((s.tolerations as JsonObject[])[0].operator = 'Equal'),

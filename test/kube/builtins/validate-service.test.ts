@@ -35,7 +35,12 @@ describe('Service validation', () => {
     ['ports required', { selector: { app: 'a' } }, ['spec.ports: Required value']],
     [
       'port range, protocol and targetPort',
-      { ports: [{ name: 'a', port: 0 }, { name: 'b', port: 80, protocol: 'ICMP', targetPort: 70000 }] },
+      {
+        ports: [
+          { name: 'a', port: 0 },
+          { name: 'b', port: 80, protocol: 'ICMP', targetPort: 70000 },
+        ],
+      },
       [
         'spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive',
         'spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive',
@@ -50,19 +55,41 @@ describe('Service validation', () => {
     ],
     [
       'duplicate port and protocol',
-      { ports: [{ name: 'a', port: 80 }, { name: 'b', port: 80 }, { name: 'c', port: 80, protocol: 'UDP' }] },
+      {
+        ports: [
+          { name: 'a', port: 80 },
+          { name: 'b', port: 80 },
+          { name: 'c', port: 80, protocol: 'UDP' },
+        ],
+      },
       [
         'spec.ports[1]: Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}',
       ],
     ],
-    ['nodePort on ClusterIP', { ports: [{ port: 80, nodePort: 30080 }] }, ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"]],
-    ['type', { type: 'Magic', ports: [{ port: 80 }] }, ['spec.type: Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"']],
-    ['headless NodePort', { type: 'NodePort', clusterIP: 'None', ports: [{ port: 80 }] }, ["spec.clusterIPs[0]: Invalid value: \"None\": may not be set to 'None' for NodePort services"]],
+    [
+      'nodePort on ClusterIP',
+      { ports: [{ port: 80, nodePort: 30080 }] },
+      ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"],
+    ],
+    [
+      'type',
+      { type: 'Magic', ports: [{ port: 80 }] },
+      [
+        'spec.type: Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+      ],
+    ],
+    [
+      'headless NodePort',
+      { type: 'NodePort', clusterIP: 'None', ports: [{ port: 80 }] },
+      ['spec.clusterIPs[0]: Invalid value: "None": may not be set to \'None\' for NodePort services'],
+    ],
     ['ExternalName needs a name', { type: 'ExternalName' }, ['spec.externalName: Required value']],
     [
       'bad clusterIP',
       { clusterIP: '10.96.0.300', ports: [{ port: 80 }] },
-      ['spec.clusterIPs[0]: Invalid value: "10.96.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'],
+      [
+        'spec.clusterIPs[0]: Invalid value: "10.96.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+      ],
     ],
     [
       'IPv6 on an IPv4 cluster',
@@ -72,7 +99,9 @@ describe('Service validation', () => {
     [
       'dual stack required',
       { ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80 }] },
-      ['spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services'],
+      [
+        'spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services',
+      ],
     ],
     [
       'externalTrafficPolicy on ClusterIP',
@@ -105,9 +134,10 @@ describe('Service updates', () => {
   });
 
   it('keep clusterIP immutable', () => {
-    assert.deepStrictEqual(checkUpdate({ clusterIP: '10.96.1.2', selector: { app: 'a' }, ports: [{ port: 80 }] }, old), [
-      'spec.clusterIPs[0]: Invalid value: []string{"10.96.1.2"}: may not change once set',
-    ]);
+    assert.deepStrictEqual(
+      checkUpdate({ clusterIP: '10.96.1.2', selector: { app: 'a' }, ports: [{ port: 80 }] }, old),
+      ['spec.clusterIPs[0]: Invalid value: []string{"10.96.1.2"}: may not change once set'],
+    );
   });
 
   it('carry node ports over by port name', () => {
@@ -117,7 +147,9 @@ describe('Service updates', () => {
     const s = svc({ type: 'NodePort', ports: [{ name: 'http', port: 8080 }] });
     applyDefaults('', 'Service', s, 'update');
     prepareForUpdate('', 'Service', s, np);
-    assert.deepStrictEqual((s.spec as JsonObject).ports, [{ name: 'http', port: 8080, protocol: 'TCP', targetPort: 8080, nodePort: 30080 }]);
+    assert.deepStrictEqual((s.spec as JsonObject).ports, [
+      { name: 'http', port: 8080, protocol: 'TCP', targetPort: 8080, nodePort: 30080 },
+    ]);
   });
 
   it('drop allocated fields when switching to ExternalName', () => {

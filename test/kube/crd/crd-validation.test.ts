@@ -7,6 +7,11 @@ import { lines, specSchema, versions, widgetCrd } from './fixtures.ts';
 const DNS1035 =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
+/** An internal CustomResourceDefinitionVersion as kube prints it (Go field names, schema moved to the top). */
+function version(name: string, storage: boolean): string {
+  return `{"Name":"${name}","Served":true,"Storage":${storage},"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}`;
+}
+
 test('a valid CRD has no errors', () => {
   assert.deepEqual(validateCrd(widgetCrd()), []);
 });
@@ -57,8 +62,8 @@ test('exactly one storage version; names unique', () => {
   const crd = widgetCrd();
   versions(crd).push({ ...versions(crd)[0] });
   assert.deepEqual(lines(validateCrd(crd)), [
-    'spec.versions: Invalid value: [{"name":"v1","served":true,"storage":true},{"name":"v1","served":true,"storage":true}]: must contain unique version names',
-    'spec.versions: Invalid value: [{"name":"v1","served":true,"storage":true},{"name":"v1","served":true,"storage":true}]: must have exactly one version marked as storage version',
+    `spec.versions: Invalid value: [${version('v1', true)},${version('v1', true)}]: must contain unique version names`,
+    `spec.versions: Invalid value: [${version('v1', true)},${version('v1', true)}]: must have exactly one version marked as storage version`,
     // kube matches stored versions against a map it deletes from, so the duplicate is "missing".
     'status.storedVersions: Invalid value: ["v1"]: must have the storage version v1',
   ]);
@@ -68,7 +73,7 @@ test('two storage versions: the second is also missing from the stored versions 
   const crd = widgetCrd();
   versions(crd).push({ ...versions(crd)[0], name: 'v2' });
   assert.deepEqual(lines(validateCrd(crd)), [
-    'spec.versions: Invalid value: [{"name":"v1","served":true,"storage":true},{"name":"v2","served":true,"storage":true}]: must have exactly one version marked as storage version',
+    `spec.versions: Invalid value: [${version('v1', true)},${version('v2', true)}]: must have exactly one version marked as storage version`,
     'status.storedVersions: Invalid value: ["v1"]: must have the storage version v2',
   ]);
 });
@@ -77,7 +82,7 @@ test('no storage version at all', () => {
   const crd = widgetCrd();
   versions(crd)[0].storage = false;
   assert.deepEqual(lines(validateCrd(crd)), [
-    'spec.versions: Invalid value: [{"name":"v1","served":true,"storage":false}]: must have exactly one version marked as storage version',
+    'spec.versions: Invalid value: [{"Name":"v1","Served":true,"Storage":false,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must have exactly one version marked as storage version',
     'status.storedVersions: Invalid value: null: must have at least one stored version',
   ]);
 });
@@ -112,7 +117,12 @@ test('a one-version (or identical) schema is reported under spec.validation, as 
 
 test('differing per-version schemas are reported under spec.versions[i].schema', () => {
   const crd = widgetCrd();
-  versions(crd).push({ name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { properties: { spec: { type: 'object' } } } } });
+  versions(crd).push({
+    name: 'v2',
+    served: true,
+    storage: false,
+    schema: { openAPIV3Schema: { properties: { spec: { type: 'object' } } } },
+  });
   assert.deepEqual(lines(validateCrd(crd)), [
     'spec.versions[1].schema.openAPIV3Schema.type: Required value: must not be empty at the root',
   ]);
@@ -151,7 +161,11 @@ test('int-or-string and preserve-unknown-fields nodes need no type; metadata.nam
         properties: {
           port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
           raw: { 'x-kubernetes-preserve-unknown-fields': true },
-          template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+          template: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            'x-kubernetes-preserve-unknown-fields': true,
+          },
         },
       },
     },
@@ -193,7 +207,7 @@ test('list-type map needs object items with scalar, required-or-defaulted keys',
     }),
   );
   assert.deepEqual(lines(validateCrd(crd)), [
-    "spec.validation.openAPIV3Schema.properties[spec].properties[ports].items.properties[name].type: Invalid value: \"object\": must be a scalar type if parent array's x-kubernetes-list-type is map",
+    'spec.validation.openAPIV3Schema.properties[spec].properties[ports].items.properties[name].type: Invalid value: "object": must be a scalar type if parent array\'s x-kubernetes-list-type is map',
     'spec.validation.openAPIV3Schema.properties[spec].properties[ports].x-kubernetes-list-map-keys: Invalid value: ["name","proto"]: entries must all be names of item properties',
     'spec.validation.openAPIV3Schema.properties[spec].properties[ports].items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
     'spec.validation.openAPIV3Schema.properties[spec].properties[tags].type: Invalid value: "string": must be array if x-kubernetes-list-type is specified',
@@ -203,7 +217,7 @@ test('list-type map needs object items with scalar, required-or-defaulted keys',
 test('with the status subresource the root may only hold some fields', () => {
   const crd = widgetCrd({ type: 'object', nullable: true, properties: {} }, { subresources: { status: {} } });
   assert.deepEqual(lines(validateCrd(crd)), [
-    'spec.validation.openAPIV3Schema: Invalid value: {"nullable":true,"properties":{},"type":"object"}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled',
+    'spec.validation.openAPIV3Schema: Invalid value: {"ID":"","Schema":"","Ref":null,"Description":"","Type":"object","Nullable":true,"Format":"","Title":"","Default":null,"Maximum":null,"ExclusiveMaximum":false,"Minimum":null,"ExclusiveMinimum":false,"MaxLength":null,"MinLength":null,"Pattern":"","MaxItems":null,"MinItems":null,"UniqueItems":false,"MultipleOf":null,"Enum":null,"MaxProperties":null,"MinProperties":null,"Required":null,"Items":null,"AllOf":null,"OneOf":null,"AnyOf":null,"Not":null,"Properties":{},"AdditionalProperties":null,"PatternProperties":null,"Dependencies":null,"AdditionalItems":null,"Definitions":null,"ExternalDocs":null,"Example":null,"XPreserveUnknownFields":null,"XEmbeddedResource":false,"XIntOrString":false,"XListMapKeys":null,"XListType":null,"XMapType":null,"XValidations":null}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled',
     'spec.validation.openAPIV3Schema.nullable: Forbidden: nullable cannot be true at the root',
   ]);
 });
@@ -211,7 +225,7 @@ test('with the status subresource the root may only hold some fields', () => {
 test('an invalid pattern is reported with Go regexp wording', () => {
   const crd = widgetCrd(specSchema({ a: { type: 'string', pattern: '(abc' } }));
   assert.deepEqual(lines(validateCrd(crd)), [
-    "spec.validation.openAPIV3Schema.properties[spec].properties[a].pattern: Invalid value: \"(abc\": must be a valid regular expression, but isn't: error parsing regexp: missing closing ): `(abc`",
+    'spec.validation.openAPIV3Schema.properties[spec].properties[a].pattern: Invalid value: "(abc": must be a valid regular expression, but isn\'t: error parsing regexp: missing closing ): `(abc`',
   ]);
 });
 
@@ -235,7 +249,9 @@ test('printer columns: name, type, format, JSONPath (reported under its internal
 
 test('scale subresource paths', () => {
   const crd = widgetCrd(undefined, {
-    subresources: { scale: { specReplicasPath: 'spec.replicas', statusReplicasPath: '.spec.x', labelSelectorPath: '.metadata.x' } },
+    subresources: {
+      scale: { specReplicasPath: 'spec.replicas', statusReplicasPath: '.spec.x', labelSelectorPath: '.metadata.x' },
+    },
   });
   assert.deepEqual(lines(validateCrd(crd)), [
     'spec.subresources.scale.specReplicasPath: Invalid value: "spec.replicas": must be a simple json path starting with .',
@@ -251,7 +267,9 @@ test('protected groups need the api-approved annotation', () => {
   assert.deepEqual(lines(validateCrd(crd)), [
     'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
   ]);
-  (crd.metadata as JsonObject).annotations = { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/kubernetes/pull/1' };
+  (crd.metadata as JsonObject).annotations = {
+    'api-approved.kubernetes.io': 'https://github.com/kubernetes/kubernetes/pull/1',
+  };
   assert.deepEqual(validateCrd(crd), []);
 });
 

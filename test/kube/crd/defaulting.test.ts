@@ -14,10 +14,17 @@ function defaults(properties: JsonObject, spec: JsonObject | undefined): JsonObj
 test('defaults fill missing fields, nested objects included', () => {
   const props = {
     replicas: { type: 'integer', default: 1 },
-    strategy: { type: 'object', default: {}, properties: { type: { type: 'string', default: 'Rolling' }, maxSurge: { type: 'integer' } } },
+    strategy: {
+      type: 'object',
+      default: {},
+      properties: { type: { type: 'string', default: 'Rolling' }, maxSurge: { type: 'integer' } },
+    },
   };
   assert.deepEqual(defaults(props, {}).spec, { replicas: 1, strategy: { type: 'Rolling' } });
-  assert.deepEqual(defaults(props, { replicas: 3, strategy: { type: 'Recreate' } }).spec, { replicas: 3, strategy: { type: 'Recreate' } });
+  assert.deepEqual(defaults(props, { replicas: 3, strategy: { type: 'Recreate' } }).spec, {
+    replicas: 3,
+    strategy: { type: 'Recreate' },
+  });
 });
 
 test('a missing object with a default is created and then defaulted inside', () => {
@@ -27,10 +34,19 @@ test('a missing object with a default is created and then defaulted inside', () 
 
 test('defaults apply inside array items and map values', () => {
   const props = {
-    ports: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, protocol: { type: 'string', default: 'TCP' } } } },
-    limits: { type: 'object', additionalProperties: { type: 'object', properties: { unit: { type: 'string', default: 'Mi' } } } },
+    ports: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' }, protocol: { type: 'string', default: 'TCP' } } },
+    },
+    limits: {
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { unit: { type: 'string', default: 'Mi' } } },
+    },
   };
-  const spec = defaults(props, { ports: [{ name: 'a' }, { name: 'b', protocol: 'UDP' }], limits: { memory: {}, cpu: { unit: 'm' } } }).spec;
+  const spec = defaults(props, {
+    ports: [{ name: 'a' }, { name: 'b', protocol: 'UDP' }],
+    limits: { memory: {}, cpu: { unit: 'm' } },
+  }).spec;
   assert.deepEqual(spec, {
     ports: [
       { name: 'a', protocol: 'TCP' },
@@ -64,7 +80,13 @@ test('default values are copies, not shared', () => {
 });
 
 test('no defaulting under preserved unknown fields without a schema', () => {
-  const props = { raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'string', default: 'k' } } } };
+  const props = {
+    raw: {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+      properties: { known: { type: 'string', default: 'k' } },
+    },
+  };
   assert.deepEqual(defaults(props, { raw: { other: { x: null } } }).spec, { raw: { other: { x: null }, known: 'k' } });
 });
 

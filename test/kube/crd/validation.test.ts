@@ -41,10 +41,14 @@ test('int32 range', () => {
 test('required, at the root and nested', () => {
   const errs = validate({ image: { type: 'string' } }, {}, { required: ['image'] });
   assert.deepEqual(errs, [{ field: 'spec.image', reason: 'FieldValueRequired', message: 'Required value' }]);
-  const compiled = compileCrdVersion(widgetCrd({ type: 'object', required: ['spec'], properties: { spec: { type: 'object' } } }), 'v1');
-  assert.deepEqual(lines(compiled.validate({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })), [
-    'spec: Required value',
-  ]);
+  const compiled = compileCrdVersion(
+    widgetCrd({ type: 'object', required: ['spec'], properties: { spec: { type: 'object' } } }),
+    'v1',
+  );
+  assert.deepEqual(
+    lines(compiled.validate({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })),
+    ['spec: Required value'],
+  );
 });
 
 test('enum: FieldValueNotSupported listing the values (non-strings as JSON)', () => {
@@ -89,8 +93,16 @@ test('strings: maxLength is Too long; minLength and pattern are Invalid; kube st
   };
   assert.deepEqual(validate(props, { name: 'ABCDEFG', short: 'ab', code: 'A1' }), [
     { field: 'spec.name', reason: 'FieldValueTooLong', message: 'Too long: may not be more than 5 bytes' },
-    { field: 'spec.short', reason: 'FieldValueInvalid', message: 'Invalid value: "ab": spec.short in body should be at least 3 chars long' },
-    { field: 'spec.code', reason: 'FieldValueInvalid', message: "Invalid value: \"A1\": spec.code in body should match '^[a-z]+$'" },
+    {
+      field: 'spec.short',
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: "ab": spec.short in body should be at least 3 chars long',
+    },
+    {
+      field: 'spec.code',
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: "A1": spec.code in body should match \'^[a-z]+$\'',
+    },
   ]);
 });
 
@@ -144,7 +156,10 @@ test('formats: supported ones are checked, unknown ones ignored', () => {
     id: { type: 'string', format: 'uuid' },
     other: { type: 'string', format: 'my-own-format' },
   };
-  assert.deepEqual(validate(props, { when: '2024-02-29T10:00:00Z', id: '1b4e28ba-2fa1-11d2-883f-0016d3cca427', other: 'x' }), []);
+  assert.deepEqual(
+    validate(props, { when: '2024-02-29T10:00:00Z', id: '1b4e28ba-2fa1-11d2-883f-0016d3cca427', other: 'x' }),
+    [],
+  );
   assert.deepEqual(lines(validate(props, { when: '2023-02-29T10:00:00Z', id: 'nope', other: 'x' })), [
     'spec.when: Invalid value: "2023-02-29T10:00:00Z": spec.when in body must be of type date-time: "2023-02-29T10:00:00Z"',
     'spec.id: Invalid value: "nope": spec.id in body must be of type uuid: "nope"',
@@ -153,14 +168,18 @@ test('formats: supported ones are checked, unknown ones ignored', () => {
 
 test('oneOf, allOf and not report their own message, field <nil>', () => {
   const props = {
-    o: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, oneOf: [{ required: ['a'] }, { required: ['b'] }] },
+    o: {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      oneOf: [{ required: ['a'] }, { required: ['b'] }],
+    },
     al: { type: 'string', allOf: [{ minLength: 3 }, { pattern: '^x' }] },
     n: { type: 'string', not: { enum: ['bad'] } },
   };
   assert.deepEqual(lines(validate(props, { o: { a: 'x', b: 'y' }, al: 'ab', n: 'bad' })), [
     '<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found 2 valid alternatives',
     'spec.al: Invalid value: "ab": spec.al in body should be at least 3 chars long',
-    "spec.al: Invalid value: \"ab\": spec.al in body should match '^x'",
+    'spec.al: Invalid value: "ab": spec.al in body should match \'^x\'',
     '<nil>: Invalid value: "": "spec.al" must validate all the schemas (allOf). None validated',
     '<nil>: Invalid value: "": "spec.n" must not validate the schema (not)',
   ]);
@@ -176,7 +195,11 @@ test('x-kubernetes-list-type map and set: duplicates are FieldValueDuplicate at 
       type: 'array',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
-      items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string' }, port: { type: 'integer' } },
+      },
     },
     pairs: {
       type: 'array',
@@ -188,7 +211,11 @@ test('x-kubernetes-list-type map and set: duplicates are FieldValueDuplicate at 
   };
   const spec = {
     ports: [{ name: 'http', port: 80 }, { name: 'http', port: 8080 }, { name: 'https' }],
-    pairs: [{ a: 'x', b: 1 }, { a: 'x', b: 2 }, { b: 1, a: 'x' }],
+    pairs: [
+      { a: 'x', b: 1 },
+      { a: 'x', b: 2 },
+      { b: 1, a: 'x' },
+    ],
     tags: ['a', 'b', 'a', 'a'],
   };
   assert.deepEqual(validate(props, spec), [
@@ -199,7 +226,9 @@ test('x-kubernetes-list-type map and set: duplicates are FieldValueDuplicate at 
 });
 
 test('embedded resources need apiVersion and kind', () => {
-  const props = { template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } };
+  const props = {
+    template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+  };
   assert.deepEqual(lines(validate(props, { template: { kind: 'pod spec' } })), [
     'spec.template.apiVersion: Required value',
     "spec.template.kind: Invalid value: \"pod spec\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
@@ -209,10 +238,24 @@ test('embedded resources need apiVersion and kind', () => {
 test('scale subresource: replicas must be a non-negative int32', () => {
   const crd = widgetCrd(
     { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-    { subresources: { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } } },
+    {
+      subresources: {
+        scale: {
+          specReplicasPath: '.spec.replicas',
+          statusReplicasPath: '.status.replicas',
+          labelSelectorPath: '.status.selector',
+        },
+      },
+    },
   );
   const compiled = compileCrdVersion(crd, 'v1');
-  const obj = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { replicas: -1 }, status: { replicas: 'x', selector: 5 } };
+  const obj = {
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w' },
+    spec: { replicas: -1 },
+    status: { replicas: 'x', selector: 5 },
+  };
   assert.deepEqual(lines(compiled.validate(obj)), [
     '.spec.replicas: Invalid value: -1: should be a non-negative integer',
     '.status.replicas: Invalid value: 0: .status.replicas accessor error: x is of the type string, expected int64',
@@ -221,16 +264,30 @@ test('scale subresource: replicas must be a non-negative int32', () => {
 });
 
 test('status writes are validated against the status schema with status.* paths', () => {
-  const crd = widgetCrd({ type: 'object', properties: { status: { type: 'object', properties: { ready: { type: 'boolean' } } } } });
+  const crd = widgetCrd({
+    type: 'object',
+    properties: { status: { type: 'object', properties: { ready: { type: 'boolean' } } } },
+  });
   const compiled = compileCrdVersion(crd, 'v1');
-  assert.deepEqual(lines(compiled.validateStatus({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: {}, status: { ready: 'yes' } })), [
-    'status.ready: Invalid value: "string": ready in body must be of type boolean: "string"',
-  ]);
+  assert.deepEqual(
+    lines(
+      compiled.validateStatus({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: {}, status: { ready: 'yes' } }),
+    ),
+    ['status.ready: Invalid value: "string": ready in body must be of type boolean: "string"'],
+  );
 });
 
 test('updates ratchet: errors about unchanged values are dropped', () => {
-  const compiled = compileCrdVersion(widgetCrd(specSchema({ name: { type: 'string', maxLength: 3 }, size: { type: 'integer' } })), 'v1');
-  const old = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { name: 'toolong', size: 1 } };
+  const compiled = compileCrdVersion(
+    widgetCrd(specSchema({ name: { type: 'string', maxLength: 3 }, size: { type: 'integer' } })),
+    'v1',
+  );
+  const old = {
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w' },
+    spec: { name: 'toolong', size: 1 },
+  };
   const updated = { ...old, spec: { name: 'toolong', size: 'big' } };
   assert.deepEqual(lines(compiled.validate(updated, old)), [
     'spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"',

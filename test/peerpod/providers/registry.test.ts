@@ -8,7 +8,6 @@ import { promisify } from 'node:util';
 import { ProviderConfigError, UnknownProviderError } from '../../../src/peerpod/providers/errors.ts';
 import { createProvider, isKnownProvider, KNOWN_PROVIDERS } from '../../../src/peerpod/providers/registry.ts';
 import type { SimulatedProvider } from '../../../src/peerpod/providers/simulated.ts';
-import { silent } from './helpers.ts';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -38,23 +37,6 @@ describe('provider registry', () => {
     await assert.rejects(createProvider('simulated', { SIMULATED_FAILURE_RATE: '2' }), /SIMULATED_FAILURE_RATE/);
   });
 
-  it('verifyConfig of every provider names what is missing without contacting a cloud', async () => {
-    const expected: Record<string, RegExp> = {
-      aws: /missing AWS_REGION, PODVM_AMI_ID/,
-      azure: /missing AZURE_SUBSCRIPTION_ID, AZURE_REGION, AZURE_RESOURCE_GROUP, AZURE_SUBNET_ID, AZURE_IMAGE_ID/,
-      gcp: /missing GCP_PROJECT_ID, GCP_ZONE, GCP_NETWORK, PODVM_IMAGE_NAME, GCP_CONFIDENTIAL_TYPE/,
-    };
-    for (const [name, re] of Object.entries(expected)) {
-      const p = await createProvider(
-        name,
-        {},
-        { logger: silent, azure: { credential: { getToken: async () => null } } },
-      );
-      await assert.rejects(p.verifyConfig(), re);
-      await p.close?.();
-    }
-  });
-
   it('loads a cloud SDK only when its provider is created', async () => {
     // A resolve hook in the child reports every SDK package it is asked to resolve.
     const hook = `let port; export function initialize(d) { port = d.port; }
@@ -80,6 +62,7 @@ describe('provider registry', () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: root,
       timeout: 60_000,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     });
     const { local, afterAws } = JSON.parse(stdout.trim().split('\n').pop()!) as { local: string[]; afterAws: string[] };
     assert.deepEqual(local, []);

@@ -277,6 +277,7 @@ test('namespace and label scoping: only matching objects are cached; leaving the
   const inA = factory.informerFor(ConfigMaps, { namespace: a });
   const web = factory.informerFor(ConfigMaps, { labelSelector: 'app=web' });
   const webInA = factory.informerFor(ConfigMaps, { namespace: a, labelSelector: 'app=web' });
+  const byName = factory.informerFor(ConfigMaps, { namespace: b, fieldSelector: 'metadata.name=web-b' });
   factory.start();
   await factory.waitForSync(undefined, 10_000);
   const names = (xs: KubeObject[]): string[] => xs.map((o) => o.metadata.name!).sort();
@@ -286,6 +287,7 @@ test('namespace and label scoping: only matching objects are cached; leaving the
     'web-b',
   ]);
   assert.deepEqual(names(webInA.list()), ['web-a']);
+  assert.deepEqual(names(byName.list()), ['web-b']);
 
   const deleted: string[] = [];
   webInA.addHandler({ onDelete: (o) => deleted.push(o.metadata.name!) });
@@ -296,6 +298,7 @@ test('namespace and label scoping: only matching objects are cached; leaving the
   assert.deepEqual(names(webInA.list()), ['web-a2']);
   await eventually(() => web.get(b, 'web-b2') !== undefined, 'cluster-wide label informer sees b');
   assert.equal(inA.get(b, 'web-b2'), undefined);
+  assert.equal(byName.get(b, 'web-b2'), undefined, 'field selector excludes other names');
   await factory.stop();
 });
 

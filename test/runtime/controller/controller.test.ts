@@ -231,6 +231,34 @@ describe('Controller', () => {
     await running2;
   });
 
+  it('a restarted controller waits for a reconcile that outlived the previous run', async () => {
+    const release = deferred();
+    let active = 0;
+    let maxActive = 0;
+    let calls = 0;
+    const { clock, informer, c, stop, running } = setup(async () => {
+      calls++;
+      maxActive = Math.max(maxActive, ++active);
+      if (calls === 1) await release.promise; // ignores its signal on purpose
+      active--;
+    });
+    informer.add(obj('a'));
+    await waitFor(() => calls === 1, 'first reconcile');
+    stop.abort(new StopRequest('leadership-lost', 1000));
+    await clock.advance(1000);
+    await running; // returned after the grace period although the reconcile still runs
+    const stop2 = new AbortController();
+    const running2 = c.start(stop2.signal);
+    await tick();
+    await tick();
+    assert.equal(calls, 1, 'the new run has not started the same key while the old call runs');
+    release.resolve();
+    await waitFor(() => calls === 2, 'the key reconciled by the new run');
+    assert.equal(maxActive, 1);
+    stop2.abort();
+    await running2;
+  });
+
   it('fails start when caches do not sync in time', async () => {
     const clock = new FakeClock();
     const informer = new FakeInformer();

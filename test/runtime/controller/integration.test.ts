@@ -36,7 +36,13 @@ describe('controllers against the embedded control plane', () => {
     cluster = await startTestCluster();
     registry = new Registry();
     client = cluster.client(registry);
-    manager = new Manager({ client, logger: silentLogger(), metricsRegistry: registry, server: false, handleSignals: false });
+    manager = new Manager({
+      client,
+      logger: silentLogger(),
+      metricsRegistry: registry,
+      server: false,
+      handleSignals: false,
+    });
 
     // Counts the keys of `counter` ConfigMaps with an update that races another writer.
     new ControllerBuilder(manager, 'counter')
@@ -108,14 +114,23 @@ describe('controllers against the embedded control plane', () => {
   });
 
   it('retries a reconcile that hit a 409 Conflict until it succeeds', async () => {
-    await client.create(ConfigMaps, { metadata: { name: 'c1', namespace: 'default', labels: { role: 'counter' } }, data: {} });
-    await waitFor(async () => (await client.get<ConfigMap>(ConfigMaps, 'c1', 'default')).data?.done === 'true', 'the retried write');
+    await client.create(ConfigMaps, {
+      metadata: { name: 'c1', namespace: 'default', labels: { role: 'counter' } },
+      data: {},
+    });
+    await waitFor(
+      async () => (await client.get<ConfigMap>(ConfigMaps, 'c1', 'default')).data?.done === 'true',
+      'the retried write',
+    );
     assert.ok(conflicts.includes('c1'), 'the first attempt conflicted');
     const cm = await client.get<ConfigMap>(ConfigMaps, 'c1', 'default');
     assert.deepEqual(cm.data, { raced: 'yes', done: 'true' });
     const text = await registry.metrics();
     assert.match(text, /controller_runtime_reconcile_errors_total\{controller="counter"\} [1-9]/);
     assert.match(text, /workqueue_retries_total\{name="counter"\} [1-9]/);
+    // The client's request counter, mirrored under controller-runtime's name with the API host.
+    const host = new URL(cluster.cp.url).host;
+    assert.match(text, new RegExp(`rest_client_requests_total\\{code="409",method="PUT",host="${host}"\\} [1-9]`));
   });
 
   it('adds its finalizer, cleans up on delete, and leaves other finalizers alone', async () => {
@@ -123,7 +138,13 @@ describe('controllers against the embedded control plane', () => {
     await waitFor(async () => hasFinalizer(await client.get(ConfigMaps, 'f1', 'default'), FINALIZER), 'our finalizer');
     // Another controller's finalizer, added after ours.
     const cur = await client.get<ConfigMap>(ConfigMaps, 'f1', 'default');
-    await client.patch(ConfigMaps, 'f1', 'default', [{ op: 'add', path: '/metadata/finalizers/-', value: 'other.io/keep' }], 'json');
+    await client.patch(
+      ConfigMaps,
+      'f1',
+      'default',
+      [{ op: 'add', path: '/metadata/finalizers/-', value: 'other.io/keep' }],
+      'json',
+    );
     assert.ok(cur.metadata.finalizers?.includes(FINALIZER));
     await client.delete(ConfigMaps, 'f1', 'default');
     await waitFor(async () => {
@@ -146,8 +167,12 @@ describe('controllers against the embedded control plane', () => {
   });
 
   it('creates an owned object and recreates it when deleted (owns → owner key)', async () => {
-    await client.create(ConfigMaps, { metadata: { name: 'o1', namespace: 'default', labels: { role: 'owner' } }, data: { value: 'hello' } });
-    const secret = async (): Promise<KubeObject & { data?: Record<string, string> }> => client.get(Secrets, 'o1-secret', 'default');
+    await client.create(ConfigMaps, {
+      metadata: { name: 'o1', namespace: 'default', labels: { role: 'owner' } },
+      data: { value: 'hello' },
+    });
+    const secret = async (): Promise<KubeObject & { data?: Record<string, string> }> =>
+      client.get(Secrets, 'o1-secret', 'default');
     await waitFor(async () => !!(await secret().catch(() => undefined)), 'the owned Secret');
     const first = await secret();
     assert.equal(first.metadata.ownerReferences?.[0]?.name, 'o1');

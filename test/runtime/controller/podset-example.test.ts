@@ -22,7 +22,13 @@ describe('PodSet example against the embedded control plane', () => {
     const registry = new Registry();
     client = cluster.client(registry);
     await installCrd(client);
-    manager = new Manager({ client, logger: silentLogger(), metricsRegistry: registry, server: false, handleSignals: false });
+    manager = new Manager({
+      client,
+      logger: silentLogger(),
+      metricsRegistry: registry,
+      server: false,
+      handleSignals: false,
+    });
     controller = setupPodSetController(manager);
     running = manager.start();
   });
@@ -34,7 +40,10 @@ describe('PodSet example against the embedded control plane', () => {
   });
 
   async function activePods(): Promise<KubeObject[]> {
-    const list = await client.list<KubeObject>(Pods, { namespace: 'default', labelSelector: 'examples.peerpods.io/podset=demo' });
+    const list = await client.list<KubeObject>(Pods, {
+      namespace: 'default',
+      labelSelector: 'examples.peerpods.io/podset=demo',
+    });
     return list.items.filter((p) => !p.metadata.deletionTimestamp);
   }
 

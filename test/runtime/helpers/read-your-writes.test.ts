@@ -1,6 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMaps, InformerFactory, silentLogger, waitForCache, CacheTimeoutError } from '../../../src/runtime/index.ts';
+import {
+  ConfigMaps,
+  InformerFactory,
+  silentLogger,
+  waitForCache,
+  CacheTimeoutError,
+} from '../../../src/runtime/index.ts';
 import type { KubeClient, KubeObject } from '../../../src/runtime/index.ts';
 import { startTestCluster } from './control-plane.ts';
 import type { TestCluster } from './control-plane.ts';
@@ -20,7 +26,9 @@ describe('waitForCache (read-your-writes)', () => {
   });
 
   it('resolves once the informer has seen our own write', async () => {
-    const informer = factory.informerFor<KubeObject & { data?: Record<string, string> }>(ConfigMaps, { namespace: 'default' });
+    const informer = factory.informerFor<KubeObject & { data?: Record<string, string> }>(ConfigMaps, {
+      namespace: 'default',
+    });
     factory.start();
     await factory.waitForSync();
     const written = await client.create<KubeObject & { data?: Record<string, string> }>(ConfigMaps, {

@@ -32,14 +32,29 @@ class ActiveCounter {
 
 /** A Lease client that can be cut off, as a network partition would. */
 function partitionable(client: KubeClient): LeaseClient & { cut: boolean } {
-  const fail = (): never => {
-    throw new Error('network unreachable (test partition)');
+  const state = { cut: false };
+  const guard = (): void => {
+    if (state.cut) throw new Error('network unreachable (test partition)');
   };
-  const c = {
-    cut: false,
-    get: ((...a: Parameters<KubeClient['get']>) => (c.cut ? fail() : client.get(...a))) as LeaseClient['get'],
-    create: ((...a: Parameters<KubeClient['create']>) => (c.cut ? fail() : client.create(...a))) as LeaseClient['create'],
-    update: ((...a: Parameters<KubeClient['update']>) => (c.cut ? fail() : client.update(...a))) as LeaseClient['update'],
+  const c: LeaseClient & { cut: boolean } = {
+    get cut() {
+      return state.cut;
+    },
+    set cut(v: boolean) {
+      state.cut = v;
+    },
+    get: async (type, name, ns, opts) => {
+      guard();
+      return client.get(type, name, ns, opts);
+    },
+    create: async (type, obj, opts) => {
+      guard();
+      return client.create(type, obj, opts);
+    },
+    update: async (type, obj, opts) => {
+      guard();
+      return client.update(type, obj, opts);
+    },
   };
   return c;
 }

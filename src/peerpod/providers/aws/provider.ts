@@ -12,6 +12,7 @@ import type {
   RunInstancesCommandInput,
   Tag,
 } from '@aws-sdk/client-ec2';
+import type * as Ec2Sdk from '@aws-sdk/client-ec2';
 import { selectInstanceType, type ProviderConfig } from '../config.ts';
 import {
   InvalidInstanceIdError,
@@ -28,7 +29,7 @@ import type { CloudProvider, CreateInstanceRequest, Instance } from '../types.ts
 import { delay } from '../wait.ts';
 import { checkAwsConfig, readAwsSettings, type AwsSettings } from './config.ts';
 
-type Sdk = typeof import('@aws-sdk/client-ec2');
+type Sdk = typeof Ec2Sdk;
 
 export interface AwsProviderOptions {
   logger?: Logger;

@@ -14,6 +14,7 @@ import type {
 } from '@azure/arm-compute';
 import type { TokenCredential } from '@azure/identity';
 import type { HttpClient } from '@azure/core-rest-pipeline';
+import type * as RestPipeline from '@azure/core-rest-pipeline';
 import { selectInstanceType, type ProviderConfig } from '../config.ts';
 import {
   InvalidInstanceIdError,
@@ -30,7 +31,7 @@ import type { CloudProvider, CreateInstanceRequest, Instance } from '../types.ts
 import { checkAzureConfig, readAzureSettings, type AzureSettings } from './config.ts';
 import { generateSshPublicKey } from './ssh-key.ts';
 
-type Pipeline = typeof import('@azure/core-rest-pipeline');
+type Pipeline = typeof RestPipeline;
 
 export interface AzureProviderOptions {
   logger?: Logger;

@@ -6,6 +6,7 @@
 // Changed: 404 on delete is success; an existing instance of the same name (409 on insert, or found
 // first) is adopted; tags are labels + metadata (labels.ts), not Resource Manager tag bindings.
 import type { protos, ImagesClient, InstancesClient, ZoneOperationsClient } from '@google-cloud/compute';
+import type * as ComputeSdk from '@google-cloud/compute';
 import { selectInstanceType, type ProviderConfig } from '../config.ts';
 import {
   InvalidInstanceIdError,
@@ -79,7 +80,7 @@ const alreadyExists = (err: unknown): boolean =>
  * static proto module (about 6 s of a 10 s first use here); the index stays as the fallback.
  */
 async function loadCompute(): Promise<
-  Pick<typeof import('@google-cloud/compute'), 'InstancesClient' | 'ZoneOperationsClient' | 'ImagesClient'>
+  Pick<typeof ComputeSdk, 'InstancesClient' | 'ZoneOperationsClient' | 'ImagesClient'>
 > {
   try {
     const [instances, operations, images] = await Promise.all([

@@ -1,0 +1,102 @@
+// Field tables for the non-core groups: apps, batch, rbac, networking, policy, scheduling,
+// authentication, authorization and autoscaling.
+// Field numbers are from the upstream generated.proto; see schema.ts for the notation.
+import type { TableSource } from './schema.ts';
+
+export const APIS: TableSource = {
+  Deployment: '1 metadata:ObjectMeta, 2 spec:DeploymentSpec',
+  Job: '1 metadata:ObjectMeta, 2 spec:JobSpec',
+  CronJob: '1 metadata:ObjectMeta, 2 spec:CronJobSpec',
+  Role: '1 metadata:ObjectMeta, 2 rules:[PolicyRule]',
+  RoleBinding: '1 metadata:ObjectMeta, 2 subjects:[Subject], 3 roleRef:RoleRef',
+  ClusterRole: '1 metadata:ObjectMeta, 2 rules:[PolicyRule], 3 aggregationRule:AggregationRule',
+  ClusterRoleBinding: '1 metadata:ObjectMeta, 2 subjects:[Subject], 3 roleRef:RoleRef',
+  PriorityClass: '1 metadata:ObjectMeta, 2 value:i!, 3 globalDefault:b, 4 description:s, 5 preemptionPolicy:s!',
+  PodDisruptionBudget: '1 metadata:ObjectMeta, 2 spec:PodDisruptionBudgetSpec',
+  Ingress: '1 metadata:ObjectMeta, 2 spec:IngressSpec',
+  Eviction: '1 metadata:ObjectMeta, 2 deleteOptions:DeleteOptions',
+  TokenRequest: '1 metadata:ObjectMeta, 2 spec:TokenRequestSpec, 3 status:TokenRequestStatus',
+  SelfSubjectAccessReview: `
+    1 metadata:ObjectMeta, 2 spec:SelfSubjectAccessReviewSpec, 3 status:SubjectAccessReviewStatus`,
+  SelfSubjectReview: '1 metadata:ObjectMeta, 2 status:SelfSubjectReviewStatus',
+  DeploymentSpec: `
+    1 replicas:i!, 2 selector:LabelSelector, 3 template:PodTemplateSpec, 4 strategy:DeploymentStrategy,
+    5 minReadySeconds:i, 6 revisionHistoryLimit:i!, 7 paused:b, 9 progressDeadlineSeconds:i!`,
+  JobSpec: `
+    1 parallelism:i!, 2 completions:i!, 3 activeDeadlineSeconds:i!, 4 selector:LabelSelector,
+    5 manualSelector:b!, 6 template:PodTemplateSpec, 7 backoffLimit:i!, 8 ttlSecondsAfterFinished:i!,
+    9 completionMode:s!, 10 suspend:b!, 11 podFailurePolicy:PodFailurePolicy, 12 backoffLimitPerIndex:i!,
+    13 maxFailedIndexes:i!, 14 podReplacementPolicy:s!, 15 managedBy:s!, 16 successPolicy:SuccessPolicy`,
+  CronJobSpec: `
+    1 schedule:s!, 2 startingDeadlineSeconds:i!, 3 concurrencyPolicy:s, 4 suspend:b!,
+    5 jobTemplate:JobTemplateSpec, 6 successfulJobsHistoryLimit:i!, 7 failedJobsHistoryLimit:i!,
+    8 timeZone:s!`,
+  PolicyRule: '1 verbs:[s], 2 apiGroups:[s], 3 resources:[s], 4 resourceNames:[s], 5 nonResourceURLs:[s]',
+  Subject: '1 kind:s!, 2 apiGroup:s, 3 name:s!, 4 namespace:s',
+  RoleRef: '1 apiGroup:s!, 2 kind:s!, 3 name:s!',
+  AggregationRule: '1 clusterRoleSelectors:[LabelSelector]',
+  PodDisruptionBudgetSpec: `
+    1 minAvailable:IntOrString, 2 selector:LabelSelector, 3 maxUnavailable:IntOrString,
+    4 unhealthyPodEvictionPolicy:s!`,
+  IngressSpec: '1 defaultBackend:IngressBackend, 2 tls:[IngressTLS], 3 rules:[IngressRule], 4 ingressClassName:s!',
+  TokenRequestSpec: `
+    1 audiences:[s], 3 boundObjectRef:BoundObjectReference, 4 expirationSeconds:i!,
+    5 attestations:{StringList}`,
+  TokenRequestStatus: '1 token:s!, 2 expirationTimestamp:Time',
+  SelfSubjectAccessReviewSpec: '1 resourceAttributes:ResourceAttributes, 2 nonResourceAttributes:NonResourceAttributes',
+  SubjectAccessReviewStatus: '1 allowed:b!, 2 reason:s, 3 evaluationError:s, 4 denied:b',
+  SelfSubjectReviewStatus: '1 userInfo:UserInfo',
+  DeploymentStrategy: '1 type:s, 2 rollingUpdate:RollingUpdateDeployment',
+  PodFailurePolicy: '1 rules:[PodFailurePolicyRule]',
+  SuccessPolicy: '1 rules:[SuccessPolicyRule]',
+  JobTemplateSpec: '1 metadata:ObjectMeta, 2 spec:JobSpec',
+  IngressBackend: '3 resource:TypedLocalObjectReference, 4 service:IngressServiceBackend',
+  IngressTLS: '1 hosts:[s], 2 secretName:s',
+  IngressRule: '1 host:s, 2 ingressRuleValue:IngressRuleValue~',
+  BoundObjectReference: '1 kind:s, 2 apiVersion:s, 3 name:s, 4 uid:s',
+  ResourceAttributes: `
+    1 namespace:s, 2 verb:s, 3 group:s, 4 version:s, 5 resource:s, 6 subresource:s, 7 name:s,
+    8 fieldSelector:FieldSelectorAttributes, 9 labelSelector:LabelSelectorAttributes`,
+  NonResourceAttributes: '1 path:s, 2 verb:s',
+  UserInfo: '1 username:s, 2 uid:s, 3 groups:[s], 4 extra:{StringList}',
+  RollingUpdateDeployment: '1 maxUnavailable:IntOrString, 2 maxSurge:IntOrString',
+  PodFailurePolicyRule: `
+    1 action:s!, 2 onExitCodes:PodFailurePolicyOnExitCodesRequirement,
+    3 onPodConditions:[PodFailurePolicyOnPodConditionsPattern]`,
+  SuccessPolicyRule: '1 succeededIndexes:s!, 2 succeededCount:i!',
+  IngressServiceBackend: '1 name:s!, 2 port:ServiceBackendPort',
+  IngressRuleValue: '1 http:HTTPIngressRuleValue',
+  FieldSelectorAttributes: '1 rawSelector:s, 2 requirements:[FieldSelectorRequirement]',
+  LabelSelectorAttributes: '1 rawSelector:s, 2 requirements:[LabelSelectorRequirement]',
+  PodFailurePolicyOnExitCodesRequirement: '1 containerName:s!, 2 operator:s!, 3 values:[i]',
+  PodFailurePolicyOnPodConditionsPattern: '1 type:s!, 2 status:s!',
+  ServiceBackendPort: '1 name:s, 2 number:i',
+  HTTPIngressRuleValue: '1 paths:[HTTPIngressPath]',
+  HTTPIngressPath: '1 path:s, 2 backend:IngressBackend, 3 pathType:s!',
+  SelfSubjectRulesReview: '1 metadata:ObjectMeta, 2 spec:SelfSubjectRulesReviewSpec, 3 status:SubjectRulesReviewStatus',
+  SelfSubjectRulesReviewSpec: '1 namespace:s',
+  SubjectRulesReviewStatus: `
+    1 resourceRules:[ResourceRule], 2 nonResourceRules:[NonResourceRule], 3 incomplete:b!, 4 evaluationError:s`,
+  ResourceRule: '1 verbs:[s], 2 apiGroups:[s], 3 resources:[s], 4 resourceNames:[s]',
+  NonResourceRule: '1 verbs:[s], 2 nonResourceURLs:[s]',
+  // autoscaling/v2, the version `kubectl autoscale` tries first.
+  HorizontalPodAutoscaler: '1 metadata:ObjectMeta, 2 spec:HorizontalPodAutoscalerSpec',
+  HorizontalPodAutoscalerSpec: `
+    1 scaleTargetRef:CrossVersionObjectReference, 2 minReplicas:i!, 3 maxReplicas:i!, 4 metrics:[MetricSpec],
+    5 behavior:HorizontalPodAutoscalerBehavior`,
+  CrossVersionObjectReference: '1 kind:s!, 2 name:s!, 3 apiVersion:s',
+  MetricSpec: `
+    1 type:s!, 2 object:ObjectMetricSource, 3 pods:PodsMetricSource, 4 resource:ResourceMetricSource,
+    5 external:ExternalMetricSource, 7 containerResource:ContainerResourceMetricSource`,
+  HorizontalPodAutoscalerBehavior: '1 scaleUp:HPAScalingRules, 2 scaleDown:HPAScalingRules',
+  ObjectMetricSource: '1 describedObject:CrossVersionObjectReference, 2 target:MetricTarget, 3 metric:MetricIdentifier',
+  PodsMetricSource: '1 metric:MetricIdentifier, 2 target:MetricTarget',
+  ResourceMetricSource: '1 name:s!, 2 target:MetricTarget',
+  ContainerResourceMetricSource: '1 name:s!, 2 target:MetricTarget, 3 container:s!',
+  ExternalMetricSource: '1 metric:MetricIdentifier, 2 target:MetricTarget',
+  HPAScalingRules: `
+    1 selectPolicy:s!, 2 policies:[HPAScalingPolicy], 3 stabilizationWindowSeconds:i!, 4 tolerance:Quantity`,
+  MetricTarget: '1 type:s!, 2 value:Quantity, 3 averageValue:Quantity, 4 averageUtilization:i!',
+  MetricIdentifier: '1 name:s!, 2 selector:LabelSelector',
+  HPAScalingPolicy: '1 type:s!, 2 value:i!, 3 periodSeconds:i!',
+};
