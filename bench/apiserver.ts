@@ -47,21 +47,28 @@ interface Op {
 }
 
 /** A bare node:https server with keep-alive: reads the request, answers with a fixed body. */
-async function startBare(bodies: { get: string; list: string; create: string }): Promise<{ ep: Endpoint; close: () => Promise<void> }> {
+async function startBare(bodies: {
+  get: string;
+  list: string;
+  create: string;
+}): Promise<{ ep: Endpoint; close: () => Promise<void> }> {
   const certs = generateServingCertificates(['127.0.0.1']);
-  const server = createServer({ cert: certs.serving.certPem, key: certs.serving.keyPem, keepAliveTimeout: 65_000 }, (req, res) => {
-    req.resume();
-    req.on('end', () => {
-      let body = bodies.list;
-      let status = 200;
-      if (req.method === 'POST') {
-        body = bodies.create;
-        status = 201;
-      } else if (req.url?.includes('/configmaps/')) body = bodies.get;
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    });
-  });
+  const server = createServer(
+    { cert: certs.serving.certPem, key: certs.serving.keyPem, keepAliveTimeout: 65_000 },
+    (req, res) => {
+      req.resume();
+      req.on('end', () => {
+        let body = bodies.list;
+        let status = 200;
+        if (req.method === 'POST') {
+          body = bodies.create;
+          status = 201;
+        } else if (req.url?.includes('/configmaps/')) body = bodies.get;
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+    },
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -101,9 +108,31 @@ export async function runApiserver(log: (s: string) => void): Promise<ApiserverR
 
     const createBody = JSON.stringify(configMap('c-__N__', 'bench-create'));
     const ops: Op[] = [
-      { op: 'GET', description: 'GET one ConfigMap', method: 'GET', path: '/api/v1/namespaces/bench-get/configmaps/one-0', status: 200, target: 0.5 },
-      { op: 'LIST', description: 'LIST 1,000 ConfigMaps', method: 'GET', path: '/api/v1/namespaces/bench-list/configmaps', status: 200, target: NaN },
-      { op: 'CREATE', description: 'CREATE one ConfigMap', method: 'POST', path: '/api/v1/namespaces/bench-create/configmaps', body: createBody, status: 201, target: 0.3 },
+      {
+        op: 'GET',
+        description: 'GET one ConfigMap',
+        method: 'GET',
+        path: '/api/v1/namespaces/bench-get/configmaps/one-0',
+        status: 200,
+        target: 0.5,
+      },
+      {
+        op: 'LIST',
+        description: 'LIST 1,000 ConfigMaps',
+        method: 'GET',
+        path: '/api/v1/namespaces/bench-list/configmaps',
+        status: 200,
+        target: NaN,
+      },
+      {
+        op: 'CREATE',
+        description: 'CREATE one ConfigMap',
+        method: 'POST',
+        path: '/api/v1/namespaces/bench-create/configmaps',
+        body: createBody,
+        status: 201,
+        target: 0.3,
+      },
     ];
     // Bodies of the same size as our responses, for the bare server.
     const bodies = {
@@ -112,7 +141,11 @@ export async function runApiserver(log: (s: string) => void): Promise<ApiserverR
       create: await mustCall(ours, 'POST', ops[2].path, JSON.parse(createBody.replace('__N__', 'probe'))),
     };
     const bare = await startBare(bodies);
-    const sizes = { GET: Buffer.byteLength(bodies.get), LIST: Buffer.byteLength(bodies.list), CREATE: Buffer.byteLength(bodies.create) };
+    const sizes = {
+      GET: Buffer.byteLength(bodies.get),
+      LIST: Buffer.byteLength(bodies.list),
+      CREATE: Buffer.byteLength(bodies.create),
+    };
 
     const throughput: ThroughputRow[] = [];
     try {
@@ -155,7 +188,9 @@ export async function runApiserver(log: (s: string) => void): Promise<ApiserverR
       writeConcurrency: 16,
     };
     const w = await runWorker<WatchResult>('watch.ts', watchInput, { timeoutMs: 180_000 });
-    log(`  p50 ${round(w.p50Ms, 2)} ms, p99 ${round(w.p99Ms, 2)} ms, ${w.deliveries}/${w.expectedDeliveries} delivered`);
+    log(
+      `  p50 ${round(w.p50Ms, 2)} ms, p99 ${round(w.p99Ms, 2)} ms, ${w.deliveries}/${w.expectedDeliveries} delivered`,
+    );
 
     await cp.stop();
 
@@ -164,7 +199,9 @@ export async function runApiserver(log: (s: string) => void): Promise<ApiserverR
       nodeFlags: ['--expose-gc'],
       timeoutMs: 300_000,
     });
-    log(`  heap +${round(m.heapGrowthBytes / 2 ** 20)} MiB, RSS +${round(m.rssGrowthBytes / 2 ** 20)} MiB for ${round(m.storedJsonBytes / 2 ** 20)} MiB of JSON`);
+    log(
+      `  heap +${round(m.heapGrowthBytes / 2 ** 20)} MiB, RSS +${round(m.rssGrowthBytes / 2 ** 20)} MiB for ${round(m.storedJsonBytes / 2 ** 20)} MiB of JSON`,
+    );
 
     return {
       settings: { concurrency: CONCURRENCY, durationMs: DURATION_MS, warmupMs: WARMUP_MS },

@@ -2,7 +2,8 @@
 // processes (each benchmark side that must not share a thread with the server runs in one) and
 // memory sampling.
 import { fork } from 'node:child_process';
-import { request, Agent } from 'node:https';
+import { request } from 'node:https';
+import type { Agent } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -157,7 +158,9 @@ export function workerMain<I, R>(fn: (input: I, onMessage: (h: (m: unknown) => v
           process.send?.({ result }, () => process.exit(0));
         },
         (err: unknown) => {
-          process.send?.({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) }, () => process.exit(1));
+          process.send?.({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) }, () =>
+            process.exit(1),
+          );
         },
       );
       return;

@@ -19,7 +19,12 @@ export async function ensureNamespace(cp: ControlPlane, name: string): Promise<v
 }
 
 /** Creates `count` ConfigMaps `<prefix><i>` in `namespace` through the store; returns their stored JSON bytes. */
-export async function seedConfigMaps(cp: ControlPlane, namespace: string, count: number, prefix = 'cm-'): Promise<void> {
+export async function seedConfigMaps(
+  cp: ControlPlane,
+  namespace: string,
+  count: number,
+  prefix = 'cm-',
+): Promise<void> {
   await ensureNamespace(cp, namespace);
   const def = resourceDef(cp, '', 'v1', 'configmaps');
   for (let i = 0; i < count; i++) {

@@ -113,16 +113,15 @@ workerMain<WatchInput, WatchResult>(async (input) => {
       });
       req.end(body);
     };
-    let timer: NodeJS.Timeout | undefined;
     const pump = (): void => {
       const due = Math.min(input.events, Math.floor(((nowMs() - t0) / 1000) * input.ratePerSec) + 1);
       while (next < due && inFlight < input.writeConcurrency) write(next++);
       if (next >= input.events && inFlight === 0) {
-        if (timer) clearInterval(timer);
+        clearInterval(timer);
         resolveWrites();
       }
     };
-    timer = setInterval(pump, 2);
+    const timer = setInterval(pump, 2);
     pump();
   });
   const writeSeconds = (nowMs() - t0) / 1000;

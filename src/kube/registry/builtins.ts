@@ -21,7 +21,7 @@ const ALL = ['all'];
 const ENTRIES: Entry[] = [
   // core/v1
   { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
-  { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], categories: ALL, subresources: ['status', 'binding'] },
+  { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], categories: ALL, subresources: ['status', 'binding'], hasGeneration: true },
   { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], subresources: ['status'] },
   { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ALL, subresources: ['status'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] },
   { group: '', version: 'v1', resource: 'endpoints', kind: 'Endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'] },

@@ -23,7 +23,13 @@ export interface ScaleInfo {
 /** Hooks that differ per kind; the generic store calls them at fixed points of every write. */
 export interface ResourceStrategy {
   /** Built-in defaults or CRD structural defaults (mutates). */
-  applyDefaults?(obj: JsonObject, op: 'create' | 'update'): void;
+  applyDefaults?(obj: JsonObject, op: 'create' | 'update', old?: JsonObject): void;
+  /** Carries over what an update may not change (built-ins: status/spec isolation, immutable fields). */
+  prepareForUpdate?(next: JsonObject, old: JsonObject, subresource: string | undefined): void;
+  /** Allocates what a new object needs from cluster-wide pools (Service ClusterIPs); throws to reject. */
+  allocate?(obj: JsonObject): void;
+  /** Returns what `allocate` took when the object goes away or its write failed. */
+  release?(obj: JsonObject): void;
   /** Removes fields unknown to the schema; returns the removed paths for fieldValidation. */
   prune?(obj: JsonObject): string[];
   /** Kind-specific validation (metadata is validated by the store). */

@@ -178,11 +178,16 @@ export class ObjectStore {
         cm.name = `${cm.generateName}${suffix}`;
       }
       const prepared = await this.prepareCreate(def, candidate, ctx);
-      if (ctx.dryRun) return this.present(def, prepared);
+      def.strategy.allocate?.(prepared);
+      if (ctx.dryRun) {
+        def.strategy.release?.(prepared);
+        return this.present(def, prepared);
+      }
       try {
         const stored = this.storage.create(objectKey(def, namespace, String(meta(prepared).name)), this.toStored(def, prepared) as KubeObject);
         return this.present(def, parseStored(stored));
       } catch (e) {
+        def.strategy.release?.(prepared);
         if (e instanceof KeyExistsError) {
           if (!m.name && m.generateName && attempt < 5) continue;
           throw alreadyExists(refOf(def), String(meta(prepared).name));
@@ -236,14 +241,14 @@ export class ObjectStore {
   }
 
   /** Kind defaults and schema pruning, with `fieldValidation` reporting of unknown fields. */
-  private normalize(def: ResourceDef, obj: JsonObject, op: 'create' | 'update', ctx: RequestContext): void {
+  private normalize(def: ResourceDef, obj: JsonObject, op: 'create' | 'update', ctx: RequestContext, old?: JsonObject): void {
     const pruned = def.strategy.prune?.(obj) ?? [];
     if (pruned.length > 0 && ctx.fieldValidation !== 'Ignore') {
       const messages = pruned.map((p) => `unknown field "${p}"`);
       if (ctx.fieldValidation === 'Strict') throw badRequest(`strict decoding error: ${messages.join(', ')}`);
       ctx.warnings.push(...messages);
     }
-    def.strategy.applyDefaults?.(obj, op);
+    def.strategy.applyDefaults?.(obj, op, old);
     if (def.builtin) normalizeTimes(obj);
   }
 
@@ -466,6 +471,7 @@ export class ObjectStore {
     if (def.namespaced) nm.namespace = namespace;
     else delete nm.namespace;
     nm.resourceVersion = String(stored.revision);
+    def.strategy.prepareForUpdate?.(next, current, subresource);
 
     if (cm.deletionTimestamp) {
       const before = new Set(cm.finalizers ?? []);
@@ -481,7 +487,7 @@ export class ObjectStore {
       }
     }
 
-    this.normalize(def, next, 'update', ctx);
+    this.normalize(def, next, 'update', ctx, current);
     const attrs: AdmissionAttributes = { def, operation: 'UPDATE', subresource, namespace, name, ctx };
     const mutated = await this.admission.mutate(attrs, next, current);
     next = this.afterMutation(def, mutated, next, ctx, 'update');
@@ -511,6 +517,7 @@ export class ObjectStore {
     try {
       if (cm.deletionTimestamp && !finalizersLeft) {
         const deleted = this.storage.delete(stored.key, stored.revision);
+        def.strategy.release?.(current);
         return { object: this.present(def, parseStored(deleted)), created: false };
       }
       const written = this.storage.update(stored.key, this.toStored(def, next) as KubeObject, stored.revision);
@@ -625,6 +632,7 @@ export class ObjectStore {
         if (ctx.dryRun) return { object: current, deleted: true };
         try {
           const deleted = this.storage.delete(stored.key, stored.revision);
+          def.strategy.release?.(current);
           return { object: this.present(def, parseStored(deleted)), deleted: true };
         } catch (e) {
           if (e instanceof RevisionMismatchError && attempt < 10) continue;

@@ -27,7 +27,7 @@ export interface ManagerLeaderElectionOptions extends LeaderElectionOptions {
 }
 
 export interface ProbeServerAddress {
-  /** Default "0.0.0.0" (in-cluster probes and scrapes come from outside the pod). */
+  /** Default "127.0.0.1" (secure by default); deployments set "0.0.0.0" so kubelet probes and scrapes reach it. */
   host?: string;
   /** Default 8080. 0 picks a free port (tests). */
   port?: number;
@@ -49,7 +49,7 @@ export interface ManagerOptions {
   cache?: Omit<InformerFactoryOptions, 'logger' | 'metricsRegistry' | 'clock'>;
   /** Lease-based leader election. Default: off (every replica runs every controller). */
   leaderElection?: ManagerLeaderElectionOptions | false;
-  /** The /metrics, /healthz, /readyz HTTP server; `false` disables it. Default 0.0.0.0:8080. */
+  /** The /metrics, /healthz, /readyz HTTP server; `false` disables it. Default 127.0.0.1:8080. */
   server?: ProbeServerAddress | false;
   /** Time given to runnables (in-flight reconciles) to finish on shutdown. Default 30 000 ms. */
   gracefulShutdownTimeoutMs?: number;
@@ -85,7 +85,7 @@ export function resolveManagerOptions(opts: ManagerOptions, defaultNamespace: st
   if (le && !le.leaseName) throw new TypeError('leaderElection.leaseName is required');
   return {
     leaderElection: le ? { ...le, namespace: le.namespace ?? (defaultNamespace || 'default') } : false,
-    server: opts.server === false ? false : { host: opts.server?.host ?? '0.0.0.0', port: opts.server?.port ?? 8080 },
+    server: opts.server === false ? false : { host: opts.server?.host ?? '127.0.0.1', port: opts.server?.port ?? 8080 },
     gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? 30_000,
     cacheSyncTimeoutMs: opts.cacheSyncTimeoutMs ?? 120_000,
     handleSignals: opts.handleSignals ?? true,

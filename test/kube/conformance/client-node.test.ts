@@ -383,12 +383,13 @@ describe('@kubernetes/client-node', () => {
     const obj = await core.createNamespacedConfigMap({ namespace: NS, body: cm('sel', { labels: { team: 'a' } }) });
     const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, { labelSelector: 'team=a', resourceVersion: obj.metadata?.resourceVersion });
     try {
-      await core.patchNamespacedConfigMap({ name: 'sel', namespace: NS, body: { metadata: { labels: { team: 'b' } } } }, patchAs(PatchStrategy.MergePatch));
-      await core.patchNamespacedConfigMap({ name: 'sel', namespace: NS, body: { metadata: { labels: { team: 'a' } } } }, patchAs(PatchStrategy.MergePatch));
+      const left = await core.patchNamespacedConfigMap({ name: 'sel', namespace: NS, body: { metadata: { labels: { team: 'b' } } } }, patchAs(PatchStrategy.MergePatch));
+      const back = await core.patchNamespacedConfigMap({ name: 'sel', namespace: NS, body: { metadata: { labels: { team: 'a' } } } }, patchAs(PatchStrategy.MergePatch));
       await eventually(() => w.events.length >= 2, { what: 'two events' });
+      // Like the cacher: the DELETED carries the last state that matched, at the new RV.
       assert.deepEqual(
-        w.events.map((e) => `${e.type}:${e.object.metadata?.labels?.team}`),
-        ['DELETED:b', 'ADDED:a'],
+        w.events.map((e) => `${e.type}:${e.object.metadata?.labels?.team}:${e.object.metadata?.resourceVersion}`),
+        [`DELETED:a:${left.metadata?.resourceVersion}`, `ADDED:a:${back.metadata?.resourceVersion}`],
       );
     } finally {
       w.stop();

@@ -2,7 +2,7 @@
 // paths, methods, the kube action, the GVK and the query parameters of each.
 import type { ResourceDef } from '../../registry/resource.ts';
 import { BINDING_MODEL, SCALE_MODEL, type ModelSet } from './models.ts';
-import type { Gvk } from './schema.ts';
+import { META, type Gvk } from './schema.ts';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
@@ -57,6 +57,7 @@ const FORCE = q(
   'Apply patches only: take ownership of fields other managers own instead of failing with a conflict.',
 );
 const WRITE = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, PRETTY];
+const PATCH_QUERY = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE, PRETTY];
 const LIST = [
   q('allowWatchBookmarks', 'boolean', 'Send BOOKMARK events on watches.'),
   q('continue', 'string', 'Token from a previous page of a limited list.'),
@@ -86,213 +87,163 @@ function upperFirst(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** kube-style operation ids: readCoreV1NamespacedPod, patchAppsV1NamespacedDeploymentStatus. */
-function opId(verb: string, def: ResourceDef, namespaced: boolean, suffix = ''): string {
+const STATUS = `${META}.Status`;
+const DELETE_OPTIONS = `${META}.DeleteOptions`;
+const PATCH = `${META}.Patch`;
+
+/** The operations kube serves, by the verb discovery lists for them. */
+interface Template {
+  method: Method;
+  action: string;
+  /** First word of the operation id (kube's naming). */
+  idVerb: string;
+  what: string;
+  body?: 'object' | typeof PATCH | typeof DELETE_OPTIONS;
+  response: 'object' | 'list' | typeof STATUS;
+  query: QueryParam[];
+}
+
+const T: Record<string, Template> = {
+  list: {
+    method: 'get',
+    action: 'list',
+    idVerb: 'list',
+    what: 'list or watch objects of kind',
+    response: 'list',
+    query: LIST,
+  },
+  create: {
+    method: 'post',
+    action: 'post',
+    idVerb: 'create',
+    what: 'create a',
+    body: 'object',
+    response: 'object',
+    query: WRITE,
+  },
+  deletecollection: {
+    method: 'delete',
+    action: 'deletecollection',
+    idVerb: 'deletecollection',
+    what: 'delete a collection of',
+    response: STATUS,
+    query: [...DELETE, ...LIST.filter((p) => !['watch', 'allowWatchBookmarks', 'sendInitialEvents'].includes(p.name))],
+  },
+  get: {
+    method: 'get',
+    action: 'get',
+    idVerb: 'read',
+    what: 'read the specified',
+    response: 'object',
+    query: [PRETTY],
+  },
+  update: {
+    method: 'put',
+    action: 'put',
+    idVerb: 'replace',
+    what: 'replace the specified',
+    body: 'object',
+    response: 'object',
+    query: WRITE,
+  },
+  patch: {
+    method: 'patch',
+    action: 'patch',
+    idVerb: 'patch',
+    what: 'partially update the specified',
+    body: PATCH,
+    response: 'object',
+    query: PATCH_QUERY,
+  },
+  delete: {
+    method: 'delete',
+    action: 'delete',
+    idVerb: 'delete',
+    what: 'delete a',
+    body: DELETE_OPTIONS,
+    response: STATUS,
+    query: DELETE,
+  },
+};
+
+interface Target {
+  def: ResourceDef;
+  gvk: Gvk;
+  /** Model of the object the operation reads or writes (the kind, Scale, Binding). */
+  model: string;
+  list: string;
+  namespaced: boolean;
+  /** Subresource (operation id suffix), or the all-namespaces list. */
+  suffix?: string;
+}
+
+function where(suffix: string | undefined): string {
+  if (!suffix) return '';
+  return suffix === 'ForAllNamespaces' ? ' in every namespace' : ` (${suffix.toLowerCase()} subresource)`;
+}
+
+function make(t: Template, x: Target): Operation {
   const group =
-    def.group === ''
+    x.def.group === ''
       ? 'core'
-      : def.group
+      : x.def.group
           .split('.')
           .map((p, i) => (i === 0 ? p : upperFirst(p)))
           .join('');
-  return `${verb}${upperFirst(group)}${upperFirst(def.version)}${namespaced ? 'Namespaced' : ''}${def.kind}${suffix}`;
+  const id = `${t.idVerb}${upperFirst(group)}${upperFirst(x.def.version)}${x.namespaced ? 'Namespaced' : ''}${x.def.kind}${x.suffix ?? ''}`;
+  const resolve = (m: string): string => (m === 'object' ? x.model : m === 'list' ? x.list : m);
+  const op: Operation = {
+    method: t.method,
+    action: t.action,
+    gvk: x.gvk,
+    operationId: id,
+    description: `${t.what} ${x.def.kind}${where(x.suffix)}`,
+    response: resolve(t.response),
+    query: t.query,
+  };
+  if (t.body) op.body = resolve(t.body);
+  return op;
 }
 
 export function resourceOperations(def: ResourceDef, models: ModelSet): PathEntry[] {
   const prefix = def.group ? `/apis/${def.group}/${def.version}` : `/api/${def.version}`;
-  const gvk: Gvk = { group: def.group, version: def.version, kind: def.kind };
-  const kind = models.kindModel(def);
-  const listKind = models.listModel(def);
   const ns = def.namespaced;
-  const collection = ns ? `${prefix}/namespaces/{namespace}/${def.resource}` : `${prefix}/${def.resource}`;
-  const nsParams: PathEntry['params'] = ns ? ['namespace'] : [];
-  const has = (verb: string): boolean => def.verbs.includes(verb);
-  const entries: PathEntry[] = [];
-
-  const collectionOps: Operation[] = [];
-  if (has('list')) {
-    const id = opId('list', def, ns);
-    collectionOps.push({
-      method: 'get',
-      action: 'list',
-      gvk,
-      operationId: id,
-      description: `list or watch objects of kind ${def.kind}`,
-      response: listKind,
-      query: LIST,
-    });
-  }
-  if (has('create')) {
-    collectionOps.push({
-      method: 'post',
-      action: 'post',
-      gvk,
-      operationId: opId('create', def, ns),
-      description: `create a ${def.kind}`,
-      body: kind,
-      response: kind,
-      query: WRITE,
-    });
-  }
-  if (has('deletecollection')) {
-    collectionOps.push({
-      method: 'delete',
-      action: 'deletecollection',
-      gvk,
-      operationId: opId('deletecollection', def, ns),
-      description: `delete collection of ${def.kind}`,
-      response: 'io.k8s.apimachinery.pkg.apis.meta.v1.Status',
-      query: [
-        ...DELETE,
-        ...LIST.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks' && p.name !== 'sendInitialEvents'),
-      ],
-    });
-  }
-  if (collectionOps.length > 0) entries.push({ path: collection, params: nsParams, operations: collectionOps });
-  if (ns && has('list')) {
-    entries.push({
-      path: `${prefix}/${def.resource}`,
-      params: [],
-      operations: [
-        {
-          method: 'get',
-          action: 'list',
-          gvk,
-          operationId: `${opId('list', def, false)}ForAllNamespaces`,
-          description: `list or watch objects of kind ${def.kind} in every namespace`,
-          response: listKind,
-          query: LIST,
-        },
-      ],
-    });
-  }
-
-  const itemParams: PathEntry['params'] = [...nsParams, 'name'];
-  const itemOps: Operation[] = [];
-  if (has('get'))
-    itemOps.push({
-      method: 'get',
-      action: 'get',
-      gvk,
-      operationId: opId('read', def, ns),
-      description: `read the specified ${def.kind}`,
-      response: kind,
-      query: [PRETTY],
-    });
-  if (has('update'))
-    itemOps.push({
-      method: 'put',
-      action: 'put',
-      gvk,
-      operationId: opId('replace', def, ns),
-      description: `replace the specified ${def.kind}`,
-      body: kind,
-      response: kind,
-      query: WRITE,
-    });
-  if (has('patch'))
-    itemOps.push(patchOp(gvk, opId('patch', def, ns), `partially update the specified ${def.kind}`, kind));
-  if (has('delete')) {
-    itemOps.push({
-      method: 'delete',
-      action: 'delete',
-      gvk,
-      operationId: opId('delete', def, ns),
-      description: `delete a ${def.kind}`,
-      body: 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions',
-      response: 'io.k8s.apimachinery.pkg.apis.meta.v1.Status',
-      query: DELETE,
-    });
-  }
-  const item = `${collection}/{name}`;
-  if (itemOps.length > 0) entries.push({ path: item, params: itemParams, operations: itemOps });
-
-  for (const sub of def.subresources) {
-    const suffix = upperFirst(sub);
-    if (sub === 'status' || sub === 'scale') {
-      const subGvk = sub === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : gvk;
-      const model = sub === 'scale' ? SCALE_MODEL : kind;
-      entries.push({
-        path: `${item}/${sub}`,
-        params: itemParams,
-        operations: [
-          {
-            method: 'get',
-            action: 'get',
-            gvk: subGvk,
-            operationId: opId('read', def, ns, suffix),
-            description: `read ${sub} of the specified ${def.kind}`,
-            response: model,
-            query: [PRETTY],
-          },
-          {
-            method: 'put',
-            action: 'put',
-            gvk: subGvk,
-            operationId: opId('replace', def, ns, suffix),
-            description: `replace ${sub} of the specified ${def.kind}`,
-            body: model,
-            response: model,
-            query: WRITE,
-          },
-          patchOp(
-            subGvk,
-            opId('patch', def, ns, suffix),
-            `partially update ${sub} of the specified ${def.kind}`,
-            model,
-          ),
-        ],
-      });
-    } else if (sub === 'binding') {
-      entries.push({
-        path: `${item}/binding`,
-        params: itemParams,
-        operations: [
-          {
-            method: 'post',
-            action: 'post',
-            gvk: { group: '', version: 'v1', kind: 'Binding' },
-            operationId: opId('create', def, ns, 'Binding'),
-            description: `create binding of a ${def.kind}`,
-            body: BINDING_MODEL,
-            response: BINDING_MODEL,
-            query: WRITE,
-          },
-        ],
-      });
-    } else if (sub === 'finalize') {
-      entries.push({
-        path: `${item}/finalize`,
-        params: itemParams,
-        operations: [
-          {
-            method: 'put',
-            action: 'put',
-            gvk,
-            operationId: opId('replace', def, ns, 'Finalize'),
-            description: `replace finalize of the specified ${def.kind}`,
-            body: kind,
-            response: kind,
-            query: WRITE,
-          },
-        ],
-      });
-    }
-  }
-  return entries;
-}
-
-function patchOp(gvk: Gvk, operationId: string, description: string, model: string): Operation {
-  return {
-    method: 'patch',
-    action: 'patch',
-    gvk,
-    operationId,
-    description,
-    body: 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch',
-    response: model,
-    query: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE, PRETTY],
+  const base: Target = {
+    def,
+    gvk: { group: def.group, version: def.version, kind: def.kind },
+    model: models.kindModel(def),
+    list: models.listModel(def),
+    namespaced: ns,
   };
+  const collection = ns ? `${prefix}/namespaces/{namespace}/${def.resource}` : `${prefix}/${def.resource}`;
+  const item = `${collection}/{name}`;
+  const nsParams: PathEntry['params'] = ns ? ['namespace'] : [];
+  const itemParams: PathEntry['params'] = [...nsParams, 'name'];
+  const served = (verbs: string[], x: Target): Operation[] =>
+    verbs.filter((v) => def.verbs.includes(v)).map((v) => make(T[v], x));
+
+  const entries: PathEntry[] = [
+    { path: collection, params: nsParams, operations: served(['list', 'create', 'deletecollection'], base) },
+    { path: item, params: itemParams, operations: served(['get', 'update', 'patch', 'delete'], base) },
+  ];
+  if (ns) {
+    const all = { ...base, namespaced: false, suffix: 'ForAllNamespaces' };
+    entries.push({ path: `${prefix}/${def.resource}`, params: [], operations: served(['list'], all) });
+  }
+  for (const sub of def.subresources) {
+    const x: Target = { ...base, suffix: upperFirst(sub) };
+    let operations: Operation[] = [];
+    if (sub === 'status') operations = [T.get, T.update, T.patch].map((t) => make(t, x));
+    if (sub === 'scale') {
+      const scale = { ...x, gvk: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, model: SCALE_MODEL };
+      operations = [T.get, T.update, T.patch].map((t) => make(t, scale));
+    }
+    if (sub === 'binding')
+      operations = [make(T.create, { ...x, gvk: { group: '', version: 'v1', kind: 'Binding' }, model: BINDING_MODEL })];
+    if (sub === 'finalize') operations = [make(T.update, x)];
+    entries.push({ path: `${item}/${sub}`, params: itemParams, operations });
+  }
+  return entries.filter((e) => e.operations.length > 0);
 }
 
 /**
