@@ -1,5 +1,13 @@
 // The README's 30-line controller, kept compiling by the typecheck.
-import { ConfigMaps, ControllerBuilder, KubeClient, Manager, Secrets, createOrPatch, setControllerReference } from '../../src/runtime/index.ts';
+import {
+  ConfigMaps,
+  ControllerBuilder,
+  KubeClient,
+  Manager,
+  Secrets,
+  createOrPatch,
+  setControllerReference,
+} from '../../src/runtime/index.ts';
 
 // Keeps a Secret `<name>-copy` next to every ConfigMap labelled copy=true, owned by it.
 const client = await KubeClient.load(); // --kubeconfig file, KUBECONFIG, ~/.kube/config or in-cluster
@@ -12,7 +20,12 @@ new ControllerBuilder(manager, 'copy')
   .complete(async (req) => {
     const cm = configMaps.get(req.namespace, req.name);
     if (!cm || cm.metadata.deletionTimestamp) return; // the garbage collector removes the copy
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${req.name}-copy`, namespace: req.namespace }, stringData: {} as Record<string, string> };
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${req.name}-copy`, namespace: req.namespace },
+      stringData: {} as Record<string, string>,
+    };
     await createOrPatch(client, Secrets, secret, (s) => {
       setControllerReference(cm, s);
       s.stringData = (cm as { data?: Record<string, string> }).data ?? {};

@@ -100,16 +100,25 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     routes,
   });
-  await new Promise<void>((resolve, reject) => {
-    api.server.once('error', reject);
-    api.server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const port = (api.server.address() as AddressInfo).port;
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  await bootstrapKubernetesService(store, catalog, host, port);
-
-  const kubeconfig = buildKubeconfig({ server: url, caPem: certs.ca.certPem, token });
-  if (options.kubeconfigPath) writeFileAtomic(options.kubeconfigPath, kubeconfig);
+  let port: number;
+  let url: string;
+  let kubeconfig: string;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      api.server.once('error', reject);
+      api.server.listen(options.port ?? 0, host, () => resolve());
+    });
+    port = (api.server.address() as AddressInfo).port;
+    url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    await bootstrapKubernetesService(store, catalog, host, port);
+    kubeconfig = buildKubeconfig({ server: url, caPem: certs.ca.certPem, token });
+    if (options.kubeconfigPath) writeFileAtomic(options.kubeconfigPath, kubeconfig);
+  } catch (e) {
+    // A half-started control plane must not keep the process alive.
+    for (const c of controllers) c.stop();
+    await api.close();
+    throw e;
+  }
 
   const stopHooks: Array<() => void | Promise<void>> = [];
   let stopped = false;
@@ -142,7 +151,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 }
 
 /** The `kubernetes` Service and its Endpoints in `default`, pointing at this server. */
-async function bootstrapKubernetesService(store: ObjectStore, catalog: ResourceCatalog, host: string, port: number): Promise<void> {
+async function bootstrapKubernetesService(
+  store: ObjectStore,
+  catalog: ResourceCatalog,
+  host: string,
+  port: number,
+): Promise<void> {
   const ctx = internalContext('kube-apiserver');
   const svcDef = catalog.lookup('', 'v1', 'services')!;
   const epDef = catalog.lookup('', 'v1', 'endpoints')!;
@@ -157,7 +171,12 @@ async function bootstrapKubernetesService(store: ObjectStore, catalog: ResourceC
       ctx,
     );
   }
-  const subsets = [{ addresses: [{ ip: host === '0.0.0.0' || host.includes(':') ? '127.0.0.1' : host }], ports: [{ name: 'https', port, protocol: 'TCP' }] }];
+  const subsets = [
+    {
+      addresses: [{ ip: host === '0.0.0.0' || host.includes(':') ? '127.0.0.1' : host }],
+      ports: [{ name: 'https', port, protocol: 'TCP' }],
+    },
+  ];
   if (!store.getStored(epDef, 'default', 'kubernetes')) {
     await store.create(epDef, 'default', { metadata: { name: 'kubernetes' }, subsets }, ctx);
   }

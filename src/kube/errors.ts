@@ -78,13 +78,17 @@ export function alreadyExists(ref: ResourceRef, name: string): StatusError {
 }
 
 export function conflict(ref: ResourceRef, name: string, why?: string): StatusError {
-  const reason =
-    why ?? 'the object has been modified; please apply your changes to the latest version and try again';
-  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(ref)} "${name}": ${reason}`, {
-    name,
-    group: ref.group || undefined,
-    kind: ref.resource,
-  });
+  const reason = why ?? 'the object has been modified; please apply your changes to the latest version and try again';
+  return new StatusError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedResource(ref)} "${name}": ${reason}`,
+    {
+      name,
+      group: ref.group || undefined,
+      kind: ref.resource,
+    },
+  );
 }
 
 /** 422 with field causes. `kind` is the object kind (e.g. "ConfigMap"), as in `ConfigMap "x" is invalid: ...`. */

@@ -25,7 +25,10 @@ export async function startTestCluster(options: ControlPlaneOptions = {}): Promi
 }
 
 /** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(check: () => T | Promise<T>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
   let last: unknown;
   for (;;) {
@@ -37,7 +40,9 @@ export async function eventually<T>(check: () => T | Promise<T>, opts: { timeout
       last = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${opts.what ?? 'condition'}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+      throw new Error(
+        `timed out waiting for ${opts.what ?? 'condition'}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
   }

@@ -22,14 +22,26 @@ export function kubectlPath(version?: string): string {
   return existsSync(candidate) ? candidate : `kubectl.${version}`;
 }
 
-export function kubectl(kubeconfig: string, args: string[], opts: { version?: string; input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+export function kubectl(
+  kubeconfig: string,
+  args: string[],
+  opts: { version?: string; input?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = execFile(
       kubectlPath(opts.version),
       ['--kubeconfig', kubeconfig, ...args],
-      { timeout: opts.timeoutMs ?? 60_000, env: { ...process.env, KUBECONFIG: kubeconfig, HOME: process.env.HOME ?? '/root' }, maxBuffer: 32 * 1024 * 1024 },
+      {
+        timeout: opts.timeoutMs ?? 60_000,
+        env: { ...process.env, KUBECONFIG: kubeconfig, HOME: process.env.HOME ?? '/root' },
+        maxBuffer: 32 * 1024 * 1024,
+      },
       (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0;
         resolve({ code, stdout, stderr });
       },
     );
@@ -38,8 +50,14 @@ export function kubectl(kubeconfig: string, args: string[], opts: { version?: st
 }
 
 /** Starts a long-running kubectl (e.g. `get -w`) and collects its output. */
-export function kubectlStream(kubeconfig: string, args: string[], version?: string): { child: ChildProcess; output: () => string; stop: () => void } {
-  const child = spawn(kubectlPath(version), ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function kubectlStream(
+  kubeconfig: string,
+  args: string[],
+  version?: string,
+): { child: ChildProcess; output: () => string; stop: () => void } {
+  const child = spawn(kubectlPath(version), ['--kubeconfig', kubeconfig, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

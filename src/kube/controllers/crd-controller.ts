@@ -108,19 +108,28 @@ export class CrdController {
     const spec = crd.spec as JsonObject;
 
     if (meta.deletionTimestamp) {
-      await this.store.updateWith(crdDef, undefined, name, ctx, (obj) => {
-        const status = (obj.status ?? {}) as JsonObject;
-        const conditions = setCondition((status.conditions as Condition[] | undefined) ?? [], {
-          type: 'Terminating',
-          status: 'True',
-          reason: 'InstanceDeletionInProgress',
-          message: 'CustomResourceDefinition marked for deletion; deleting instances',
-        });
-        if (JSON.stringify(conditions) === JSON.stringify(status.conditions)) return undefined;
-        obj.status = { ...status, conditions } as unknown as JsonObject;
-        return obj;
-      }, 'status');
-      const defs = this.catalog.all().filter((d) => d.group === spec.group && d.resource === (spec.names as JsonObject).plural);
+      await this.store.updateWith(
+        crdDef,
+        undefined,
+        name,
+        ctx,
+        (obj) => {
+          const status = (obj.status ?? {}) as JsonObject;
+          const conditions = setCondition((status.conditions as Condition[] | undefined) ?? [], {
+            type: 'Terminating',
+            status: 'True',
+            reason: 'InstanceDeletionInProgress',
+            message: 'CustomResourceDefinition marked for deletion; deleting instances',
+          });
+          if (JSON.stringify(conditions) === JSON.stringify(status.conditions)) return undefined;
+          obj.status = { ...status, conditions } as unknown as JsonObject;
+          return obj;
+        },
+        'status',
+      );
+      const defs = this.catalog
+        .all()
+        .filter((d) => d.group === spec.group && d.resource === (spec.names as JsonObject).plural);
       const storageDef = defs.find((d) => !d.storageVersion || d.storageVersion === d.version) ?? defs[0];
       let remaining = 0;
       if (storageDef) {
@@ -165,9 +174,20 @@ export class CrdController {
         const s = obj.spec as JsonObject;
         const status = (obj.status ?? {}) as JsonObject;
         let conditions = (status.conditions as Condition[] | undefined) ?? [];
-        conditions = setCondition(conditions, { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
-        conditions = setCondition(conditions, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
-        const storageVersion = ((s.versions as JsonObject[]) ?? []).find((v) => v.storage === true)?.name as string | undefined;
+        conditions = setCondition(conditions, {
+          type: 'NamesAccepted',
+          status: 'True',
+          reason: 'NoConflicts',
+          message: 'no conflicts found',
+        });
+        conditions = setCondition(conditions, {
+          type: 'Established',
+          status: 'True',
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+        });
+        const storageVersion = ((s.versions as JsonObject[]) ?? []).find((v) => v.storage === true)?.name as
+          string | undefined;
         const stored = new Set<string>((status.storedVersions as string[] | undefined) ?? []);
         if (storageVersion) stored.add(storageVersion);
         const names = s.names as JsonObject;

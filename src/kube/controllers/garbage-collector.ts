@@ -76,7 +76,15 @@ export class GarbageCollector {
   private defForKey(key: string): ResourceDef | undefined {
     const [, group, resource] = key.split('/');
     const g = group === 'core' ? '' : group;
-    return this.catalog.all().find((d) => d.group === g && d.resource === resource && !d.storageOf && (!d.storageVersion || d.storageVersion === d.version));
+    return this.catalog
+      .all()
+      .find(
+        (d) =>
+          d.group === g &&
+          d.resource === resource &&
+          !d.storageOf &&
+          (!d.storageVersion || d.storageVersion === d.version),
+      );
   }
 
   private async process(work: string): Promise<void> {
@@ -88,7 +96,10 @@ export class GarbageCollector {
   }
 
   /** Is the owner named by `ref` present (same uid) from the point of view of `dependentNs`? */
-  private ownerState(ref: OwnerReference, dependentNs: string | undefined): 'present' | 'absent' | 'unknown' | 'deleting-foreground' {
+  private ownerState(
+    ref: OwnerReference,
+    dependentNs: string | undefined,
+  ): 'present' | 'absent' | 'unknown' | 'deleting-foreground' {
     const def = this.catalog.byKind(ref.apiVersion, ref.kind);
     if (!def) return 'unknown';
     // A namespaced owner of a cluster-scoped dependent cannot exist.
@@ -97,7 +108,8 @@ export class GarbageCollector {
     if (!stored) return 'absent';
     const p = parse(stored.json)!;
     if (p.meta.uid !== ref.uid) return 'absent';
-    if (p.meta.deletionTimestamp && (p.meta.finalizers ?? []).includes(FINALIZER_FOREGROUND)) return 'deleting-foreground';
+    if (p.meta.deletionTimestamp && (p.meta.finalizers ?? []).includes(FINALIZER_FOREGROUND))
+      return 'deleting-foreground';
     return 'present';
   }
 
@@ -181,7 +193,12 @@ export class GarbageCollector {
     }
   }
 
-  private async removeFinalizer(def: ResourceDef, namespace: string | undefined, name: string, finalizer: string): Promise<void> {
+  private async removeFinalizer(
+    def: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    finalizer: string,
+  ): Promise<void> {
     await this.store.updateWith(def, namespace, name, ctx, (obj) => {
       const m = obj.metadata as ObjectMeta;
       if (!(m.finalizers ?? []).includes(finalizer)) return undefined;

@@ -44,7 +44,8 @@ export class NamespaceLifecycle {
       if (parts.length === 5) {
         const ns = parts[3];
         const stored = this.storage.get(`/core/namespaces/${ns}`);
-        if (stored && (JSON.parse(stored.json) as { metadata: ObjectMeta }).metadata.deletionTimestamp) this.loop.add(ns);
+        if (stored && (JSON.parse(stored.json) as { metadata: ObjectMeta }).metadata.deletionTimestamp)
+          this.loop.add(ns);
       }
     }
   }

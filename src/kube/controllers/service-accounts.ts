@@ -31,7 +31,8 @@ export class ServiceAccountController {
   }
 
   private observe(c: Change): void {
-    if (c.key.startsWith('/core/namespaces/') && c.type !== 'DELETED') this.loop.add(c.key.slice('/core/namespaces/'.length));
+    if (c.key.startsWith('/core/namespaces/') && c.type !== 'DELETED')
+      this.loop.add(c.key.slice('/core/namespaces/'.length));
     // Deleting the default ServiceAccount brings it back.
     if (c.type === 'DELETED' && c.key.startsWith('/core/serviceaccounts/') && c.key.endsWith('/default')) {
       this.loop.add(c.key.split('/')[3]);

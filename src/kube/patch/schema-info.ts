@@ -6,10 +6,7 @@
 /** Field names from the object root, list indices omitted: `['spec', 'containers', 'ports']`. */
 export type FieldPath = readonly string[];
 
-export type ListKind =
-  | { type: 'atomic' }
-  | { type: 'set' }
-  | { type: 'map'; keys: string[] };
+export type ListKind = { type: 'atomic' } | { type: 'set' } | { type: 'map'; keys: string[] };
 
 export interface SchemaInfo {
   /** How the list at `path` merges; undefined means atomic. */

@@ -24,7 +24,12 @@ export class ObjectFilter {
     if (fieldSelector) {
       const group = def.storageOf?.group ?? def.group;
       const resource = def.storageOf?.resource ?? def.resource;
-      fields = convertFieldSelector(parseFieldSelector(fieldSelector), group, resource, def.builtin ? {} : { custom: { namespaced: def.namespaced } });
+      fields = convertFieldSelector(
+        parseFieldSelector(fieldSelector),
+        group,
+        resource,
+        def.builtin ? {} : { custom: { namespaced: def.namespaced } },
+      );
       for (const field of fields.fieldNames()) {
         if (field !== 'metadata.name' && field !== 'metadata.namespace') needsObject = true;
       }

@@ -58,7 +58,12 @@ export function parseRevision(raw: string, what = 'resourceVersion'): number {
   return Number(raw);
 }
 
-export function listObjects(storage: Storage, def: ResourceDef, namespace: string | undefined, opts: ListOptions): ListResult {
+export function listObjects(
+  storage: Storage,
+  def: ResourceDef,
+  namespace: string | undefined,
+  opts: ListOptions,
+): ListResult {
   const prefix = listPrefix(def, namespace);
   const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
   let revision = storage.currentRevision();
@@ -82,7 +87,9 @@ export function listObjects(storage: Storage, def: ResourceDef, namespace: strin
     const rv = opts.resourceVersion;
     const match = opts.resourceVersionMatch;
     if (match && !['Exact', 'NotOlderThan'].includes(match)) {
-      throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+      throw badRequest(
+        `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+      );
     }
     if (match && (rv === undefined || rv === '')) {
       throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');

@@ -13,7 +13,12 @@ export const PATCH_CONTENT_TYPES: Record<string, PatchType> = {
   'application/apply-patch+cbor': 'apply',
 };
 
-export function applyPatch(type: Exclude<PatchType, 'apply'>, current: JsonObject, body: unknown, schema: SchemaInfo): JsonObject {
+export function applyPatch(
+  type: Exclude<PatchType, 'apply'>,
+  current: JsonObject,
+  body: unknown,
+  schema: SchemaInfo,
+): JsonObject {
   switch (type) {
     case 'json':
       return applyJsonPatch(current, body) as JsonObject;

@@ -26,6 +26,7 @@ import {
   type StoredObject,
 } from '../storage/storage.ts';
 import { validateObjectMeta } from '../validation/metadata.ts';
+import { coerceObjectMeta } from '../crd/object-meta.ts';
 import { objectMetaOptionsFor } from '../validation/name-rules.ts';
 import { setManagedFields, updateManagedFields } from '../patch/managed-fields.ts';
 import { serverSideApply } from '../patch/apply.ts';
@@ -54,7 +55,14 @@ export interface StoreOptions {
 }
 
 /** System fields a client cannot set through an update; they are carried over from storage. */
-const SYSTEM_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink'];
+const SYSTEM_META = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'selfLink',
+];
 
 const GENERATE_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -181,10 +189,16 @@ export class ObjectStore {
       def.strategy.allocate?.(prepared);
       if (ctx.dryRun) {
         def.strategy.release?.(prepared);
+        if (this.storage.get(objectKey(def, namespace, String(meta(prepared).name)))) {
+          throw alreadyExists(refOf(def), String(meta(prepared).name));
+        }
         return this.present(def, prepared);
       }
       try {
-        const stored = this.storage.create(objectKey(def, namespace, String(meta(prepared).name)), this.toStored(def, prepared) as KubeObject);
+        const stored = this.storage.create(
+          objectKey(def, namespace, String(meta(prepared).name)),
+          this.toStored(def, prepared) as KubeObject,
+        );
         return this.present(def, parseStored(stored));
       } catch (e) {
         def.strategy.release?.(prepared);
@@ -212,7 +226,13 @@ export class ObjectStore {
     if (hasSubresource(def, 'status') && !(def.builtin && def.kind === 'Node')) delete obj.status;
 
     this.normalize(def, obj, 'create', ctx);
-    const attrs: AdmissionAttributes = { def, operation: 'CREATE', namespace: m.namespace, name: String(m.name ?? ''), ctx };
+    const attrs: AdmissionAttributes = {
+      def,
+      operation: 'CREATE',
+      namespace: m.namespace,
+      name: String(m.name ?? ''),
+      ctx,
+    };
     let admitted = await this.admission.mutate(attrs, obj, undefined);
     admitted = this.afterMutation(def, admitted, obj, ctx, 'create');
     this.validate(def, admitted, undefined);
@@ -232,7 +252,15 @@ export class ObjectStore {
     if (admitted === before) return admitted;
     const am = meta(admitted);
     const bm = meta(before);
-    for (const f of ['uid', 'creationTimestamp', 'generation', 'namespace', 'name', 'resourceVersion', 'deletionTimestamp']) {
+    for (const f of [
+      'uid',
+      'creationTimestamp',
+      'generation',
+      'namespace',
+      'name',
+      'resourceVersion',
+      'deletionTimestamp',
+    ]) {
       if (bm[f] === undefined) delete am[f];
       else am[f] = bm[f];
     }
@@ -241,7 +269,19 @@ export class ObjectStore {
   }
 
   /** Kind defaults and schema pruning, with `fieldValidation` reporting of unknown fields. */
-  private normalize(def: ResourceDef, obj: JsonObject, op: 'create' | 'update', ctx: RequestContext, old?: JsonObject): void {
+  private normalize(
+    def: ResourceDef,
+    obj: JsonObject,
+    op: 'create' | 'update',
+    ctx: RequestContext,
+    old?: JsonObject,
+  ): void {
+    // Go decodes built-ins into typed ObjectMeta, so a wrong type there is a 400 decode error
+    // (CRs get the same check while pruning); later code may assume the Go types.
+    if (def.builtin) {
+      const bad = coerceObjectMeta(obj.metadata, 'metadata').invalid;
+      if (bad.length > 0) throw badRequest(bad.join(', '));
+    }
     const pruned = def.strategy.prune?.(obj) ?? [];
     if (pruned.length > 0 && ctx.fieldValidation !== 'Ignore') {
       const messages = pruned.map((p) => `unknown field "${p}"`);
@@ -255,7 +295,10 @@ export class ObjectStore {
   private validate(def: ResourceDef, obj: JsonObject, old: JsonObject | undefined): void {
     const m = meta(obj);
     const storageRes = def.storageOf ?? def;
-    const errors: FieldError[] = validateObjectMeta(m, objectMetaOptionsFor(storageRes.group, storageRes.resource, def.namespaced, !def.builtin));
+    const errors: FieldError[] = validateObjectMeta(
+      m,
+      objectMetaOptionsFor(storageRes.group, storageRes.resource, def.namespaced, !def.builtin),
+    );
     if (old) errors.push(...immutableMetaErrors(m, meta(old)));
     if (errors.length === 0) errors.push(...(def.strategy.validate?.(obj, old) ?? []));
     if (errors.length > 0) throw invalid(def.group, def.kind, String(m.name ?? m.generateName ?? ''), toCauses(errors));
@@ -266,20 +309,17 @@ export class ObjectStore {
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
     const nsObj = parseStored(ns);
     if (meta(nsObj).deletionTimestamp) {
-      throw forbidden(
-        `unable to create new content in namespace ${namespace} because it is being terminated`,
-        {
-          name: namespace,
-          kind: 'namespaces',
-          causes: [
-            {
-              reason: 'NamespaceTerminating',
-              message: `namespace ${namespace} is being terminated`,
-              field: 'metadata.namespace',
-            },
-          ],
-        },
-      );
+      throw forbidden(`unable to create new content in namespace ${namespace} because it is being terminated`, {
+        name: namespace,
+        kind: 'namespaces',
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
+      });
     }
   }
 
@@ -291,7 +331,9 @@ export class ObjectStore {
     const obj = body as JsonObject;
     const expected = apiVersionOf(def);
     if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
-      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`);
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+      );
     }
     if (obj.kind !== undefined && obj.kind !== def.kind) {
       throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`);
@@ -329,13 +371,27 @@ export class ObjectStore {
     if (requestedRv === undefined || requestedRv === '') {
       if (!def.allowUnconditionalUpdate) {
         throw invalid(def.group, def.kind, name, [
-          { reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' },
+          {
+            reason: 'FieldValueInvalid',
+            message: 'Invalid value: 0x0: must be specified for an update',
+            field: 'metadata.resourceVersion',
+          },
         ]);
       }
     } else if (requestedRv !== String(stored.revision)) {
       throw conflict(refOf(def), name);
     }
-    return this.commitUpdate(def, namespace, name, stored, this.present(def, parseStored(stored)), obj, ctx, subresource, 'Update');
+    return this.commitUpdate(
+      def,
+      namespace,
+      name,
+      stored,
+      this.present(def, parseStored(stored)),
+      obj,
+      ctx,
+      subresource,
+      'Update',
+    );
   }
 
   /**
@@ -355,7 +411,8 @@ export class ObjectStore {
     for (let attempt = 0; ; attempt++) {
       const stored = this.getStored(def, namespace, name);
       if (!stored) {
-        if (patchType === 'apply' && !options.subresource) return this.createByApply(def, namespace, name, patchBody, ctx, options.force ?? false);
+        if (patchType === 'apply' && !options.subresource)
+          return this.createByApply(def, namespace, name, patchBody, ctx, options.force ?? false);
         throw notFound(refOf(def), name);
       }
       const current = this.present(def, parseStored(stored));
@@ -493,7 +550,10 @@ export class ObjectStore {
     next = this.afterMutation(def, mutated, next, ctx, 'update');
 
     if (def.hasGeneration || (typeof cm.generation === 'number' && cm.generation > 0)) {
-      const changed = !isDeepStrictEqual(specPart(next, hasSubresource(def, 'status')), specPart(current, hasSubresource(def, 'status')));
+      const changed = !isDeepStrictEqual(
+        specPart(next, hasSubresource(def, 'status')),
+        specPart(current, hasSubresource(def, 'status')),
+      );
       meta(next).generation = (typeof cm.generation === 'number' ? cm.generation : 0) + (changed ? 1 : 0);
     }
 
@@ -533,7 +593,12 @@ export class ObjectStore {
   }
 
   /** Status-subresource isolation in both directions, and namespace /finalize. */
-  private isolate(def: ResourceDef, current: JsonObject, incoming: JsonObject, subresource: string | undefined): JsonObject {
+  private isolate(
+    def: ResourceDef,
+    current: JsonObject,
+    incoming: JsonObject,
+    subresource: string | undefined,
+  ): JsonObject {
     if (subresource === 'status') {
       const next = structuredClone(current);
       if (incoming.status === undefined) delete next.status;
@@ -602,7 +667,11 @@ export class ObjectStore {
       const cm = meta(current);
       const pre = options.preconditions;
       if (pre?.uid !== undefined && pre.uid !== cm.uid) {
-        throw conflict(refOf(def), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(cm.uid)}`);
+        throw conflict(
+          refOf(def),
+          name,
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(cm.uid)}`,
+        );
       }
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== cm.resourceVersion) {
         throw conflict(
@@ -612,9 +681,16 @@ export class ObjectStore {
         );
       }
       if (def.builtin && def.kind === 'Namespace' && ['default', 'kube-system', 'kube-public'].includes(name)) {
-        throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
+        throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, {
+          name,
+          kind: 'namespaces',
+        });
       }
-      await this.admission.validate({ def, operation: 'DELETE', namespace, name, ctx, options: options as JsonObject }, current, current);
+      await this.admission.validate(
+        { def, operation: 'DELETE', namespace, name, ctx, options: options as JsonObject },
+        current,
+        current,
+      );
 
       const next = structuredClone(current);
       const nm = meta(next);
@@ -706,7 +782,18 @@ export class ObjectStore {
       const next = mutate(structuredClone(current));
       if (!next) return current;
       try {
-        const r = await this.commitUpdate(def, namespace, name, stored, current, next, ctx, subresource, 'Update', true);
+        const r = await this.commitUpdate(
+          def,
+          namespace,
+          name,
+          stored,
+          current,
+          next,
+          ctx,
+          subresource,
+          'Update',
+          true,
+        );
         return r.object;
       } catch (e) {
         if (e instanceof RevisionMismatchError) continue;

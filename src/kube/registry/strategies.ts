@@ -14,16 +14,25 @@ import { eventsV1View } from './events-view.ts';
 import { pruneUnknownFields } from '../server/openapi/unknown-fields.ts';
 
 /** One ClusterIP pool per control plane; `allocator` is shared by every Service write. */
-export function withBuiltinStrategies(defs: ResourceDef[], allocator = new ClusterIpAllocator('10.96.0.0/12', { reserveKubernetesServiceIp: false })): ResourceDef[] {
+export function withBuiltinStrategies(
+  defs: ResourceDef[],
+  allocator = new ClusterIpAllocator('10.96.0.0/12', { reserveKubernetesServiceIp: false }),
+): ResourceDef[] {
   return defs.map((def) => {
     if (def.group === 'events.k8s.io') {
       // Stored as core/v1 Events; defaults and validation run on the stored form.
-      return { ...def, storageOf: { group: '', resource: 'events' }, view: eventsV1View, strategy: { schemaInfo: builtinSchemaInfo('', 'Event') } };
+      return {
+        ...def,
+        storageOf: { group: '', resource: 'events' },
+        view: eventsV1View,
+        strategy: { schemaInfo: builtinSchemaInfo('', 'Event') },
+      };
     }
     const { group, kind } = def;
     const strategy: ResourceDef['strategy'] = {
       prune: (obj: JsonObject) => pruneUnknownFields(group, kind, obj),
-      applyDefaults: (obj: JsonObject, op, old?: JsonObject) => builtinDefaults(group, kind, obj, op, old ? { old } : {}),
+      applyDefaults: (obj: JsonObject, op, old?: JsonObject) =>
+        builtinDefaults(group, kind, obj, op, old ? { old } : {}),
       prepareForUpdate: (next, old, subresource) =>
         prepareForUpdate(group, kind, next, old, (subresource ?? 'main') as 'main' | 'status' | 'finalize'),
       validate: (obj: JsonObject, old?: JsonObject) => builtinValidate(group, kind, obj, old),

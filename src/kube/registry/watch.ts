@@ -55,7 +55,8 @@ export function startWatch(
     throw invalid('meta.k8s.io', 'ListOptions', '', [
       {
         reason: 'FieldValueForbidden',
-        message: "Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
+        message:
+          'Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan',
         field: 'sendInitialEvents',
       },
     ]);
@@ -108,7 +109,11 @@ export function startWatch(
       lastSent = Math.max(lastSent, 0);
     } catch (e) {
       if (e instanceof RevisionCompactedError) {
-        const status = new StatusError(410, 'Expired', `too old resource version: ${e.requested} (${e.oldest})`).toStatus();
+        const status = new StatusError(
+          410,
+          'Expired',
+          `too old resource version: ${e.requested} (${e.oldest})`,
+        ).toStatus();
         sink.expired(status as unknown as JsonObject);
         return { bookmark: () => {}, stop: () => {} };
       }

@@ -33,7 +33,11 @@ function subresourceKind(def: ResourceDef, sub: string): { group: string; versio
 }
 
 export function apiVersions(): object {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }],
+  };
 }
 
 function groupEntry(catalog: ResourceCatalog, group: string): object {
@@ -81,7 +85,12 @@ export function apiResourceList(catalog: ResourceCatalog, group: string, version
       });
     }
   }
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: group ? `${group}/${version}` : version,
+    resources,
+  };
 }
 
 /** Aggregated discovery (apidiscovery.k8s.io/v2) for /api (core only) or /apis (every group). */
@@ -121,5 +130,7 @@ function storageVersionHash(d: ResourceDef): string {
   // Clients only compare it for equality; a stable digest of group/version/kind is enough.
   let h = 0;
   for (const c of `${d.group}/${d.version}/${d.kind}`) h = (h * 31 + c.charCodeAt(0)) | 0;
-  return Buffer.from(String(h >>> 0)).toString('base64').slice(0, 11);
+  return Buffer.from(String(h >>> 0))
+    .toString('base64')
+    .slice(0, 11);
 }

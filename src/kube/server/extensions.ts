@@ -34,7 +34,13 @@ export interface ScaleSubresource {
 export interface Extensions {
   table?: TableRenderer;
   scale: ScaleSubresource;
-  bind(def: ResourceDef, ns: string | undefined, name: string, binding: JsonObject, ctx: RequestContext): Promise<JsonObject>;
+  bind(
+    def: ResourceDef,
+    ns: string | undefined,
+    name: string,
+    binding: JsonObject,
+    ctx: RequestContext,
+  ): Promise<JsonObject>;
 }
 
 function getPath(obj: JsonObject, path: string): unknown {
@@ -59,7 +65,10 @@ function setPath(obj: JsonObject, path: string, value: unknown): void {
 function selectorString(sel: unknown): string | undefined {
   if (typeof sel === 'string') return sel;
   if (typeof sel !== 'object' || sel === null) return undefined;
-  const s = sel as { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
+  const s = sel as {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+  };
   const parts = Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   for (const e of s.matchExpressions ?? []) {
     if (e.operator === 'In') parts.push(`${e.key} in (${(e.values ?? []).join(',')})`);
@@ -71,7 +80,12 @@ function selectorString(sel: unknown): string | undefined {
 }
 
 function scalePaths(def: ResourceDef): { spec: string; status: string; selector?: string } {
-  if (def.scale) return { spec: def.scale.specReplicasPath, status: def.scale.statusReplicasPath, selector: def.scale.labelSelectorPath };
+  if (def.scale)
+    return {
+      spec: def.scale.specReplicasPath,
+      status: def.scale.statusReplicasPath,
+      selector: def.scale.labelSelectorPath,
+    };
   return { spec: '.spec.replicas', status: '.status.replicas', selector: '.spec.selector' };
 }
 
@@ -84,7 +98,13 @@ export function defaultExtensions(store: ObjectStore): Extensions {
     return {
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
-      metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+      metadata: {
+        name: m.name,
+        namespace: m.namespace,
+        uid: m.uid,
+        resourceVersion: m.resourceVersion,
+        creationTimestamp: m.creationTimestamp,
+      },
       spec: { replicas: (getPath(obj, paths.spec) as number | undefined) ?? 0 },
       status: { replicas: (getPath(obj, paths.status) as number | undefined) ?? 0, ...(selector ? { selector } : {}) },
     };
@@ -113,7 +133,8 @@ export function defaultExtensions(store: ObjectStore): Extensions {
           throw badRequest('spec.replicas: Invalid value: must be a non-negative integer');
         }
         const rv = (scale.metadata as JsonObject | undefined)?.resourceVersion;
-        if (rv !== undefined && rv !== (current.metadata as JsonObject).resourceVersion) throw conflict(refOf(def), name);
+        if (rv !== undefined && rv !== (current.metadata as JsonObject).resourceVersion)
+          throw conflict(refOf(def), name);
         const updated = await store.updateWith(def, ns, name, ctx, (obj) => {
           setPath(obj, scalePaths(def).spec, replicas);
           return obj;
@@ -143,7 +164,13 @@ export function defaultExtensions(store: ObjectStore): Extensions {
       });
       if (!updated) throw notFound(refOf(def), name);
       if (already !== undefined) {
-        throw conflict(refOf(def), name, already ? `pod ${name} is already assigned to node "${already}"` : `pod ${name} is being deleted, cannot be assigned to a host`);
+        throw conflict(
+          refOf(def),
+          name,
+          already
+            ? `pod ${name} is already assigned to node "${already}"`
+            : `pod ${name} is being deleted, cannot be assigned to a host`,
+        );
       }
       // The PodScheduled condition is status; kube's binding registry sets it in the same write.
       await store.updateWith(
@@ -153,8 +180,15 @@ export function defaultExtensions(store: ObjectStore): Extensions {
         ctx,
         (pod) => {
           const status = (pod.status ?? {}) as JsonObject;
-          const conditions = ((status.conditions as JsonObject[] | undefined) ?? []).filter((c) => c.type !== 'PodScheduled');
-          conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+          const conditions = ((status.conditions as JsonObject[] | undefined) ?? []).filter(
+            (c) => c.type !== 'PodScheduled',
+          );
+          conditions.push({
+            type: 'PodScheduled',
+            status: 'True',
+            lastProbeTime: null,
+            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          });
           pod.status = { ...status, conditions };
           return pod;
         },

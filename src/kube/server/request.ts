@@ -46,7 +46,12 @@ export function parseResourcePath(path: string): ResourceRoute | undefined {
     legacyWatch = true;
     rest = rest.slice(1);
   }
-  rest = rest.map((p) => decodeURIComponent(p));
+  try {
+    rest = rest.map((p) => decodeURIComponent(p));
+  } catch {
+    // A malformed %-escape is the client's fault (Go's server answers 400 too), not a 500.
+    throw badRequest(`invalid URL escape in path: ${path.slice(0, 200)}`);
+  }
   if (rest.length === 0) return undefined;
   // /namespaces/{ns}/{resource}/... unless it is the namespace's own subresource.
   if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && NAMESPACE_SUBRESOURCES.has(rest[2]))) {
@@ -145,12 +150,57 @@ export function decodeBody(
   if (text.trim() === '') throw badRequest('the body of the request is empty');
   let value: unknown;
   try {
-    value = format === 'json' ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+    value = format === 'json' ? JSON.parse(text) : parseYamlBounded(text);
   } catch (e) {
     throw badRequest(`the body of the request could not be decoded: ${(e as Error).message.split('\n')[0]}`);
   }
   checkDepth(value);
   return value;
+}
+
+/**
+ * The yaml parser recurses once per nesting level, and near a stack overflow V8 can abort the
+ * whole process (a fatal "RegExpCompiler Allocation failed") instead of throwing; so the nesting
+ * is bounded on the text first. Flow brackets, block indentation and `- ` entries all nest; the
+ * estimate may overcount (brackets in plain scalars), which only matters past MAX_JSON_DEPTH.
+ */
+export function parseYamlBounded(text: string): unknown {
+  let flow = 0;
+  let quote = '';
+  const indents: number[] = [];
+  let atLineStart = true;
+  let col = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') {
+      atLineStart = true;
+      col = 0;
+      continue;
+    }
+    if (atLineStart) {
+      if (c === ' ' || c === '-' || c === '\t') {
+        // `- ` opens a nested sequence entry at this column.
+        if (c === '-' && (text[i + 1] === ' ' || text[i + 1] === '\n')) {
+          while (indents.length > 0 && indents[indents.length - 1] >= col) indents.pop();
+          indents.push(col);
+        }
+        col++;
+        continue;
+      }
+      atLineStart = false;
+      while (indents.length > 0 && indents[indents.length - 1] >= col) indents.pop();
+      indents.push(col);
+    }
+    if (quote) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '{' || c === '[') flow++;
+    else if ((c === '}' || c === ']') && flow > 0) flow--;
+    if (flow + indents.length > MAX_JSON_DEPTH)
+      throw badRequest(`the body of the request could not be decoded: exceeded max depth of ${MAX_JSON_DEPTH}`);
+  }
+  return parseYaml(text, { maxAliasCount: 100 });
 }
 
 /** Rejects pathologically nested bodies before recursive code walks them. */
@@ -159,7 +209,8 @@ export function checkDepth(value: unknown): void {
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
     if (typeof v !== 'object' || v === null) continue;
-    if (depth > MAX_JSON_DEPTH) throw badRequest(`the body of the request could not be decoded: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    if (depth > MAX_JSON_DEPTH)
+      throw badRequest(`the body of the request could not be decoded: exceeded max depth of ${MAX_JSON_DEPTH}`);
     for (const child of Array.isArray(v) ? v : Object.values(v)) {
       if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
     }

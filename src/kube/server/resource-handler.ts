@@ -1,7 +1,6 @@
 // Serves one resource request: GET/LIST/WATCH/POST/PUT/PATCH/DELETE on a resource path,
 // including the status, scale, binding and finalize subresources.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseYaml } from 'yaml';
 import { badRequest, methodNotAllowed, notFound, StatusError, unsupportedMediaType } from '../errors.ts';
 import type { JsonObject } from '../types.ts';
 import type { RequestContext, FieldValidation } from '../registry/context.ts';
@@ -11,7 +10,17 @@ import { PATCH_CONTENT_TYPES } from '../registry/patching.ts';
 import { apiVersionOf, hasSubresource, type ResourceDef } from '../registry/resource.ts';
 import type { DeleteOptions, ObjectStore } from '../registry/store.ts';
 import { startWatch, type WatchEventType } from '../registry/watch.ts';
-import { decodeBody, mediaType, OBJECT_BODY_TYPES, queryBool, queryInt, readBody, checkDepth, type ResourceRoute } from './request.ts';
+import {
+  decodeBody,
+  mediaType,
+  OBJECT_BODY_TYPES,
+  queryBool,
+  queryInt,
+  readBody,
+  checkDepth,
+  parseYamlBounded,
+  type ResourceRoute,
+} from './request.ts';
 import type { WatchRegistry } from './watches.ts';
 import type { Extensions } from './extensions.ts';
 
@@ -42,7 +51,8 @@ function fieldManagerFrom(q: URLSearchParams, req: IncomingMessage): string {
 
 function contextFor(req: IncomingMessage, q: URLSearchParams, user: string, forApply = false): RequestContext {
   const dryRuns = q.getAll('dryRun');
-  for (const d of dryRuns) if (d !== 'All') throw badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
+  for (const d of dryRuns)
+    if (d !== 'All') throw badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
   const fv = q.get('fieldValidation') ?? 'Warn';
   if (!['Strict', 'Warn', 'Ignore'].includes(fv)) {
     throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`);
@@ -64,7 +74,8 @@ export async function handleResource(
   const { store } = deps;
   const method = req.method ?? 'GET';
   const ns = def.namespaced ? route.namespace : undefined;
-  if (!def.namespaced && route.namespace !== undefined) throw notFound({ group: def.group, resource: def.resource }, route.resource);
+  if (!def.namespaced && route.namespace !== undefined)
+    throw notFound({ group: def.group, resource: def.resource }, route.resource);
   const sub = route.subresource;
   if (sub !== undefined && !hasSubresource(def, sub)) {
     throw new StatusError(404, 'NotFound', `the server could not find the requested resource`, {});
@@ -87,7 +98,12 @@ export async function handleResource(
         resourceVersion: q.get('resourceVersion') ?? undefined,
         resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,
       });
-      const table = deps.extensions.table?.list(def, result.items.map((i) => present(i.json)), req, result);
+      const table = deps.extensions.table?.list(
+        def,
+        result.items.map((i) => present(i.json)),
+        req,
+        result,
+      );
       if (table) return sendJson(res, 200, table.body, []);
       return sendJson(res, 200, listJson(def, result, present));
     }
@@ -113,7 +129,11 @@ export async function handleResource(
           if (!(e instanceof StatusError && e.code === 404)) throw e;
         }
       }
-      return sendJson(res, 200, `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(def))},"metadata":{},"items":[${deleted.join(',')}]}`);
+      return sendJson(
+        res,
+        200,
+        `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(def))},"metadata":{},"items":[${deleted.join(',')}]}`,
+      );
     }
     throw methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
@@ -152,13 +172,14 @@ export async function handleResource(
       const raw = (await readBody(req)).toString('utf8');
       let patchBody: unknown;
       try {
-        patchBody = type === 'apply' ? parseYaml(raw, { maxAliasCount: 100 }) : JSON.parse(raw);
+        patchBody = type === 'apply' ? parseYamlBounded(raw) : JSON.parse(raw);
       } catch (e) {
         throw badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
       }
       checkDepth(patchBody);
       const force = queryBool(q, 'force');
-      if (force !== undefined && type !== 'apply') throw badRequest('force: Invalid value: true: may not be specified for non-apply patch');
+      if (force !== undefined && type !== 'apply')
+        throw badRequest('force: Invalid value: true: may not be specified for non-apply patch');
       const r = await store.patch(def, ns, name, type, patchBody, ctx, { subresource: sub, force });
       return sendJson(res, r.created ? 201 : 200, JSON.stringify(r.object), ctx.warnings);
     }
@@ -179,15 +200,19 @@ async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<
   let body: JsonObject = {};
   if (raw.length > 0 && raw.toString('utf8').trim() !== '') {
     body = decodeBody(raw, req.headers['content-type'], OBJECT_BODY_TYPES) as JsonObject;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('the body of the request was not DeleteOptions');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw badRequest('the body of the request was not DeleteOptions');
   }
   const policy = (q.get('propagationPolicy') ?? body.propagationPolicy) as string | undefined;
   if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+    throw badRequest(
+      `propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+    );
   }
   const orphanDependents = q.get('orphanDependents') ?? body.orphanDependents;
   const opts: DeleteOptions = { propagationPolicy: policy as DeleteOptions['propagationPolicy'] };
-  if (policy === undefined && (orphanDependents === true || orphanDependents === 'true')) opts.propagationPolicy = 'Orphan';
+  if (policy === undefined && (orphanDependents === true || orphanDependents === 'true'))
+    opts.propagationPolicy = 'Orphan';
   const grace = queryInt(q, 'gracePeriodSeconds') ?? (body.gracePeriodSeconds as number | undefined);
   if (grace !== undefined) opts.gracePeriodSeconds = grace;
   if (body.preconditions && typeof body.preconditions === 'object') {
@@ -215,7 +240,11 @@ function serveWatch(
   let timeout: NodeJS.Timeout | undefined;
   let unregister: (() => void) | undefined;
   const begin = () => {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+      'Cache-Control': 'no-cache, private',
+    });
     res.flushHeaders();
   };
   const close = () => {

@@ -71,14 +71,21 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'https://localhost');
+    let url: URL;
+    try {
+      // Prefixing the origin keeps `//x` a path rather than a host, as in Go's net/http.
+      url = new URL(`https://localhost${req.url?.startsWith('/') ? req.url : `/${req.url ?? ''}`}`);
+    } catch {
+      throw new StatusError(400, 'BadRequest', 'invalid request URL');
+    }
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const auth = authenticate(req);
     if (auth === 'denied' || (auth === 'anonymous' && !PUBLIC_PATHS.has(path))) {
       throw new StatusError(401, 'Unauthorized', 'Unauthorized');
     }
     if (path === '/healthz' || path === '/livez') return sendText(res, 200, 'ok');
-    if (path === '/readyz') return opts.ready && !opts.ready() ? sendText(res, 500, 'not ready') : sendText(res, 200, 'ok');
+    if (path === '/readyz')
+      return opts.ready && !opts.ready() ? sendText(res, 500, 'not ready') : sendText(res, 200, 'ok');
     if (path === '/version') return sendJson(res, 200, JSON.stringify(versionInfo()));
     for (const route of opts.routes ?? []) if (await route(req, res, path)) return;
 
@@ -113,24 +120,39 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     await handleResource(deps, def, route, req, res, url.searchParams, 'admin');
   };
 
-  const server = createServer({ cert: opts.tls.certPem, key: opts.tls.keyPem, keepAliveTimeout: 65_000 }, (req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      const err = e instanceof StatusError ? e : internalError(e instanceof Error ? e.message : String(e));
-      if (!(e instanceof StatusError)) console.error('peerpods apiserver: unexpected error', e);
-      if (res.headersSent) {
-        res.end();
-        return;
-      }
-      // Unread request bodies would otherwise stall keep-alive connections.
-      req.resume();
-      sendJson(res, err.code, statusBody(err));
-    });
-  });
+  const server = createServer(
+    { cert: opts.tls.certPem, key: opts.tls.keyPem, keepAliveTimeout: 65_000 },
+    (req, res) => {
+      handle(req, res).catch((e: unknown) => {
+        const err = e instanceof StatusError ? e : internalError(e instanceof Error ? e.message : String(e));
+        if (!(e instanceof StatusError)) console.error('peerpods apiserver: unexpected error', e);
+        if (res.headersSent) {
+          res.end();
+          return;
+        }
+        // Unread request bodies would otherwise stall keep-alive connections.
+        req.resume();
+        sendJson(res, err.code, statusBody(err));
+      });
+    },
+  );
   server.on('secureConnection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  server.on('clientError', (_e, socket) => socket.destroy());
+  // Node's parser rejects what Go's net/http serves (e.g. unknown methods, which kube answers
+  // with 405); answer with a Status instead of dropping the connection.
+  server.on('clientError', (e: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || e.code === 'ECONNRESET') return void socket.destroy();
+    const invalidMethod = e.code === 'HPE_INVALID_METHOD';
+    const err = invalidMethod
+      ? new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource')
+      : new StatusError(400, 'BadRequest', `malformed HTTP request: ${e.code ?? e.message}`);
+    const body = statusBody(err);
+    socket.end(
+      `HTTP/1.1 ${err.code} ${invalidMethod ? 'Method Not Allowed' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   server.headersTimeout = 60_000;
   server.requestTimeout = 0; // watches are long-lived
 

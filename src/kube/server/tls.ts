@@ -34,7 +34,10 @@ function serial(): string {
   return b.toString('hex');
 }
 
-export function generateCa(commonName: string, validDays = 3650): KeyPair & { key: forge.pki.PrivateKey; cert: forge.pki.Certificate } {
+export function generateCa(
+  commonName: string,
+  validDays = 3650,
+): KeyPair & { key: forge.pki.PrivateKey; cert: forge.pki.Certificate } {
   const keys = rsaKeys();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
@@ -85,7 +88,13 @@ export function issueServingCert(
 export function generateServingCertificates(hosts: string[]): ServingCertificates {
   const ca = generateCa('peerpods-ca');
   const ips = hosts.filter((h) => /^[\d.]+$/.test(h) || h.includes(':'));
-  const dns = ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', ...hosts.filter((h) => !ips.includes(h))];
+  const dns = [
+    'localhost',
+    'kubernetes',
+    'kubernetes.default',
+    'kubernetes.default.svc',
+    ...hosts.filter((h) => !ips.includes(h)),
+  ];
   const serving = issueServingCert(ca, 'kube-apiserver', [...new Set(dns)], [...new Set(['127.0.0.1', ...ips])]);
   return { ca: { certPem: ca.certPem, keyPem: ca.keyPem }, serving };
 }

@@ -89,7 +89,8 @@ export class MemoryStorage implements Storage {
       const c = changes[i];
       if (!c.key.startsWith(prefix)) continue;
       if (c.type === 'ADDED') state.delete(c.key);
-      else if (c.prevJson !== undefined) state.set(c.key, { key: c.key, revision: c.prevRevision ?? 0, json: c.prevJson });
+      else if (c.prevJson !== undefined)
+        state.set(c.key, { key: c.key, revision: c.prevRevision ?? 0, json: c.prevJson });
     }
     return [...state.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
@@ -116,7 +117,14 @@ export class MemoryStorage implements Storage {
     const stored: StoredObject = { key, revision, json: stamp(obj, revision) };
     this.revision = revision;
     bucket.set(key, stored);
-    this.record({ type: 'MODIFIED', key, revision, json: stored.json, prevJson: current.json, prevRevision: current.revision });
+    this.record({
+      type: 'MODIFIED',
+      key,
+      revision,
+      json: stored.json,
+      prevJson: current.json,
+      prevRevision: current.revision,
+    });
     return stored;
   }
 

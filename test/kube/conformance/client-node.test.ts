@@ -82,7 +82,11 @@ async function collect(path: string, query: Record<string, string | number | boo
 
 const rv = (o: KubernetesObject) => Number(o.metadata?.resourceVersion);
 
-function cm(name: string, extra: Partial<V1ConfigMap['metadata']> = {}, data: Record<string, string> = { a: '1' }): V1ConfigMap {
+function cm(
+  name: string,
+  extra: Partial<V1ConfigMap['metadata']> = {},
+  data: Record<string, string> = { a: '1' },
+): V1ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
 }
 
@@ -107,7 +111,10 @@ async function createCrd(plural: string, kind: string): Promise<void> {
             name: 'v1',
             served: true,
             storage: true,
-            subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+            subresources: {
+              status: {},
+              scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+            },
             schema: {
               openAPIV3Schema: {
                 type: 'object',
@@ -155,19 +162,35 @@ describe('@kubernetes/client-node', () => {
     assert.ok(created.metadata?.uid);
     assert.match(created.metadata?.resourceVersion ?? '', /^\d+$/);
     assert.ok(created.metadata?.creationTimestamp instanceof Date);
-    const dup = await expectStatus(core.createNamespacedConfigMap({ namespace: NS, body: cm('crud') }), 409, 'AlreadyExists');
+    const dup = await expectStatus(
+      core.createNamespacedConfigMap({ namespace: NS, body: cm('crud') }),
+      409,
+      'AlreadyExists',
+    );
     assert.equal(dup.message, 'configmaps "crud" already exists');
     assert.equal(dup.details?.kind, 'configmaps');
     assert.equal(dup.details?.name, 'crud');
     const nf = await expectStatus(core.readNamespacedConfigMap({ name: 'missing', namespace: NS }), 404, 'NotFound');
     assert.equal(nf.message, 'configmaps "missing" not found');
-    const inv = await expectStatus(core.createNamespacedConfigMap({ namespace: NS, body: cm('Bad_Name', { labels: { 'in valid': 'x' } }) }), 422, 'Invalid');
+    const inv = await expectStatus(
+      core.createNamespacedConfigMap({ namespace: NS, body: cm('Bad_Name', { labels: { 'in valid': 'x' } }) }),
+      422,
+      'Invalid',
+    );
     const fields = (inv.details?.causes ?? []).map((c) => c.field);
     assert.ok(fields.includes('metadata.name'), JSON.stringify(inv.details));
     assert.ok(fields.includes('metadata.labels'), JSON.stringify(inv.details));
-    const updated = await core.replaceNamespacedConfigMap({ name: 'crud', namespace: NS, body: { ...created, data: { a: '2' } } });
+    const updated = await core.replaceNamespacedConfigMap({
+      name: 'crud',
+      namespace: NS,
+      body: { ...created, data: { a: '2' } },
+    });
     assert.deepEqual(updated.data, { a: '2' });
-    await expectStatus(core.replaceNamespacedConfigMap({ name: 'crud', namespace: NS, body: { ...created, data: { a: '3' } } }), 409, 'Conflict');
+    await expectStatus(
+      core.replaceNamespacedConfigMap({ name: 'crud', namespace: NS, body: { ...created, data: { a: '3' } } }),
+      409,
+      'Conflict',
+    );
     await core.deleteNamespacedConfigMap({ name: 'crud', namespace: NS });
     await expectStatus(core.readNamespacedConfigMap({ name: 'crud', namespace: NS }), 404, 'NotFound');
   });
@@ -176,7 +199,10 @@ describe('@kubernetes/client-node', () => {
     const a = await core.createNamespacedConfigMap({ namespace: NS, body: cm('rv-a') });
     const b = await core.createNamespacedConfigMap({ namespace: NS, body: cm('rv-b') });
     assert.ok(rv(b) > rv(a));
-    const a2 = await core.patchNamespacedConfigMap({ name: 'rv-a', namespace: NS, body: { data: { a: '9' } } }, patchAs(PatchStrategy.MergePatch));
+    const a2 = await core.patchNamespacedConfigMap(
+      { name: 'rv-a', namespace: NS, body: { data: { a: '9' } } },
+      patchAs(PatchStrategy.MergePatch),
+    );
     assert.ok(rv(a2) > rv(b));
     const list = await core.listNamespacedConfigMap({ namespace: NS });
     const listRv = Number(list.metadata?.resourceVersion);
@@ -189,11 +215,18 @@ describe('@kubernetes/client-node', () => {
 
   test('a no-op PUT keeps the resourceVersion and emits no watch event', async () => {
     const obj = await core.createNamespacedConfigMap({ namespace: NS, body: cm('noop') });
-    const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, { resourceVersion: obj.metadata?.resourceVersion, fieldSelector: 'metadata.name=noop' });
+    const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, {
+      resourceVersion: obj.metadata?.resourceVersion,
+      fieldSelector: 'metadata.name=noop',
+    });
     try {
       const same = await core.replaceNamespacedConfigMap({ name: 'noop', namespace: NS, body: obj });
       assert.equal(same.metadata?.resourceVersion, obj.metadata?.resourceVersion);
-      const changed = await core.replaceNamespacedConfigMap({ name: 'noop', namespace: NS, body: { ...obj, data: { a: 'changed' } } });
+      const changed = await core.replaceNamespacedConfigMap({
+        name: 'noop',
+        namespace: NS,
+        body: { ...obj, data: { a: 'changed' } },
+      });
       await eventually(() => w.events.length >= 1, { what: 'the real change' });
       assert.equal(w.events[0].type, 'MODIFIED');
       assert.equal(w.events[0].object.metadata?.resourceVersion, changed.metadata?.resourceVersion);
@@ -206,26 +239,48 @@ describe('@kubernetes/client-node', () => {
   test('CR generation starts at 1 and bumps only on spec changes', async () => {
     const g = (await custom.createNamespacedCustomObject({ ...gadgets, body: gadget('gen') })) as Gadget;
     assert.equal(g.metadata?.generation, 1);
-    const labeled = (await custom.patchNamespacedCustomObject({ ...gadgets, name: 'gen', body: { metadata: { labels: { x: 'y' } } } }, patchAs(PatchStrategy.MergePatch))) as Gadget;
+    const labeled = (await custom.patchNamespacedCustomObject(
+      { ...gadgets, name: 'gen', body: { metadata: { labels: { x: 'y' } } } },
+      patchAs(PatchStrategy.MergePatch),
+    )) as Gadget;
     assert.equal(labeled.metadata?.generation, 1);
     assert.ok(rv(labeled) > rv(g));
-    const status = (await custom.patchNamespacedCustomObjectStatus({ ...gadgets, name: 'gen', body: { status: { phase: 'Ready' } } }, patchAs(PatchStrategy.MergePatch))) as Gadget;
+    const status = (await custom.patchNamespacedCustomObjectStatus(
+      { ...gadgets, name: 'gen', body: { status: { phase: 'Ready' } } },
+      patchAs(PatchStrategy.MergePatch),
+    )) as Gadget;
     assert.equal(status.metadata?.generation, 1);
-    const spec = (await custom.patchNamespacedCustomObject({ ...gadgets, name: 'gen', body: { spec: { color: 'blue' } } }, patchAs(PatchStrategy.MergePatch))) as Gadget;
+    const spec = (await custom.patchNamespacedCustomObject(
+      { ...gadgets, name: 'gen', body: { spec: { color: 'blue' } } },
+      patchAs(PatchStrategy.MergePatch),
+    )) as Gadget;
     assert.equal(spec.metadata?.generation, 2);
   });
 
   test('status subresource: main endpoint keeps status, /status keeps spec and metadata', async () => {
     await custom.createNamespacedCustomObject({ ...gadgets, body: gadget('iso') });
-    let cur = (await custom.replaceNamespacedCustomObjectStatus({ ...gadgets, name: 'iso', body: { ...(await custom.getNamespacedCustomObject({ ...gadgets, name: 'iso' })), status: { phase: 'A' } } })) as Gadget;
+    let cur = (await custom.replaceNamespacedCustomObjectStatus({
+      ...gadgets,
+      name: 'iso',
+      body: { ...(await custom.getNamespacedCustomObject({ ...gadgets, name: 'iso' })), status: { phase: 'A' } },
+    })) as Gadget;
     assert.deepEqual(cur.status, { phase: 'A' });
-    cur = (await custom.replaceNamespacedCustomObject({ ...gadgets, name: 'iso', body: { ...cur, spec: { replicas: 2, color: 'red' }, status: { phase: 'HACKED' } } })) as Gadget;
+    cur = (await custom.replaceNamespacedCustomObject({
+      ...gadgets,
+      name: 'iso',
+      body: { ...cur, spec: { replicas: 2, color: 'red' }, status: { phase: 'HACKED' } },
+    })) as Gadget;
     assert.deepEqual(cur.status, { phase: 'A' });
     assert.equal(cur.spec?.replicas, 2);
     cur = (await custom.replaceNamespacedCustomObjectStatus({
       ...gadgets,
       name: 'iso',
-      body: { ...cur, metadata: { ...cur.metadata, labels: { sneaky: 'yes' } }, spec: { replicas: 99, color: 'x' }, status: { phase: 'B' } },
+      body: {
+        ...cur,
+        metadata: { ...cur.metadata, labels: { sneaky: 'yes' } },
+        spec: { replicas: 99, color: 'x' },
+        status: { phase: 'B' },
+      },
     })) as Gadget;
     assert.deepEqual(cur.status, { phase: 'B' });
     assert.deepEqual(cur.spec, { replicas: 2, color: 'red' });
@@ -235,7 +290,11 @@ describe('@kubernetes/client-node', () => {
   test('PUT without resourceVersion: 422 for a CR, accepted for a ConfigMap', async () => {
     const g = (await custom.createNamespacedCustomObject({ ...gadgets, body: gadget('norv') })) as Gadget;
     const body = { ...g, metadata: { ...g.metadata, resourceVersion: undefined }, spec: { replicas: 5 } };
-    const st = await expectStatus(custom.replaceNamespacedCustomObject({ ...gadgets, name: 'norv', body }), 422, 'Invalid');
+    const st = await expectStatus(
+      custom.replaceNamespacedCustomObject({ ...gadgets, name: 'norv', body }),
+      422,
+      'Invalid',
+    );
     assert.match(st.message, /metadata\.resourceVersion: Invalid value: 0x0: must be specified for an update/);
     await core.createNamespacedConfigMap({ namespace: NS, body: cm('norv') });
     const ok = await core.replaceNamespacedConfigMap({ name: 'norv', namespace: NS, body: cm('norv', {}, { b: '2' }) });
@@ -243,8 +302,14 @@ describe('@kubernetes/client-node', () => {
   });
 
   test('merge patch null deletes a field', async () => {
-    await core.createNamespacedConfigMap({ namespace: NS, body: cm('mp', { labels: { keep: '1', drop: '2' } }, { a: '1', b: '2' }) });
-    const p = await core.patchNamespacedConfigMap({ name: 'mp', namespace: NS, body: { metadata: { labels: { drop: null } }, data: { b: null } } }, patchAs(PatchStrategy.MergePatch));
+    await core.createNamespacedConfigMap({
+      namespace: NS,
+      body: cm('mp', { labels: { keep: '1', drop: '2' } }, { a: '1', b: '2' }),
+    });
+    const p = await core.patchNamespacedConfigMap(
+      { name: 'mp', namespace: NS, body: { metadata: { labels: { drop: null } }, data: { b: null } } },
+      patchAs(PatchStrategy.MergePatch),
+    );
     assert.deepEqual(p.data, { a: '1' });
     assert.deepEqual(p.metadata?.labels, { keep: '1' });
   });
@@ -256,12 +321,35 @@ describe('@kubernetes/client-node', () => {
         metadata: { name: 'smp' },
         spec: {
           selector: { matchLabels: { app: 'smp' } },
-          template: { metadata: { labels: { app: 'smp' } }, spec: { containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }] } },
+          template: {
+            metadata: { labels: { app: 'smp' } },
+            spec: {
+              containers: [
+                { name: 'a', image: 'a:1' },
+                { name: 'b', image: 'b:1' },
+              ],
+            },
+          },
         },
       },
     });
     let d = await apps.patchNamespacedDeployment(
-      { name: 'smp', namespace: NS, body: { spec: { template: { spec: { containers: [{ name: 'b', image: 'b:2' }, { name: 'c', image: 'c:1' }] } } } } },
+      {
+        name: 'smp',
+        namespace: NS,
+        body: {
+          spec: {
+            template: {
+              spec: {
+                containers: [
+                  { name: 'b', image: 'b:2' },
+                  { name: 'c', image: 'c:1' },
+                ],
+              },
+            },
+          },
+        },
+      },
       patchAs(PatchStrategy.StrategicMergePatch),
     );
     assert.deepEqual(
@@ -269,7 +357,11 @@ describe('@kubernetes/client-node', () => {
       ['a=a:1', 'b=b:2', 'c=c:1'],
     );
     d = await apps.patchNamespacedDeployment(
-      { name: 'smp', namespace: NS, body: { spec: { template: { spec: { containers: [{ name: 'a', $patch: 'delete' }] } } } } },
+      {
+        name: 'smp',
+        namespace: NS,
+        body: { spec: { template: { spec: { containers: [{ name: 'a', $patch: 'delete' }] } } } },
+      },
       patchAs(PatchStrategy.StrategicMergePatch),
     );
     assert.deepEqual(
@@ -280,15 +372,26 @@ describe('@kubernetes/client-node', () => {
 
   test('strategic merge patch on a custom resource is 415', async () => {
     await custom.createNamespacedCustomObject({ ...gadgets, body: gadget('smp415') });
-    const f = await failure(custom.patchNamespacedCustomObject({ ...gadgets, name: 'smp415', body: { spec: { replicas: 2 } } }, patchAs(PatchStrategy.StrategicMergePatch)));
+    const f = await failure(
+      custom.patchNamespacedCustomObject(
+        { ...gadgets, name: 'smp415', body: { spec: { replicas: 2 } } },
+        patchAs(PatchStrategy.StrategicMergePatch),
+      ),
+    );
     assert.equal(f.code, 415);
     assert.equal(f.body.reason, 'UnsupportedMediaType');
-    assert.match(f.body.message, /the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml/);
+    assert.match(
+      f.body.message,
+      /the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml/,
+    );
   });
 
   test('JSON patch on node /status/capacity/example.com~1foo persists', async () => {
     await core.createNode({ body: { metadata: { name: 'node-a' }, status: { capacity: { cpu: '2' } } } });
-    const patched = await core.patchNodeStatus({ name: 'node-a', body: [{ op: 'add', path: '/status/capacity/example.com~1foo', value: '4' }] }, patchAs(PatchStrategy.JsonPatch));
+    const patched = await core.patchNodeStatus(
+      { name: 'node-a', body: [{ op: 'add', path: '/status/capacity/example.com~1foo', value: '4' }] },
+      patchAs(PatchStrategy.JsonPatch),
+    );
     assert.equal(patched.status?.capacity?.['example.com/foo'], '4');
     const read = await core.readNode({ name: 'node-a' });
     assert.equal(read.status?.capacity?.['example.com/foo'], '4');
@@ -297,18 +400,26 @@ describe('@kubernetes/client-node', () => {
   test('makeInformer sees add/update/delete and survives dropped watches', async () => {
     const ns = 'informer-ns';
     await core.createNamespace({ body: { metadata: { name: ns } } });
-    const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${ns}/configmaps`, () => core.listNamespacedConfigMap({ namespace: ns }));
+    const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${ns}/configmaps`, () =>
+      core.listNamespacedConfigMap({ namespace: ns }),
+    );
     const seen: string[] = [];
     informer.on('add', (o) => seen.push(`add:${o.metadata?.name}`));
     informer.on('update', (o) => seen.push(`update:${o.metadata?.name}:${o.data?.v}`));
     informer.on('delete', (o) => seen.push(`delete:${o.metadata?.name}`));
     // client-node stops on a watch error; restarting is the caller's job.
-    informer.on('error', () => void informer.start());
+    let stopped = false;
+    informer.on('error', () => {
+      if (!stopped) void informer.start();
+    });
     await informer.start();
     try {
       await core.createNamespacedConfigMap({ namespace: ns, body: cm('i1', {}, { v: '1' }) });
       await eventually(() => seen.includes('add:i1'), { what: `add in ${seen}` });
-      await core.patchNamespacedConfigMap({ name: 'i1', namespace: ns, body: { data: { v: '2' } } }, patchAs(PatchStrategy.MergePatch));
+      await core.patchNamespacedConfigMap(
+        { name: 'i1', namespace: ns, body: { data: { v: '2' } } },
+        patchAs(PatchStrategy.MergePatch),
+      );
       await eventually(() => seen.includes('update:i1:2'), { what: `update in ${seen}` });
       await core.deleteNamespacedConfigMap({ name: 'i1', namespace: ns });
       await eventually(() => seen.includes('delete:i1'), { what: `delete in ${seen}` });
@@ -316,11 +427,16 @@ describe('@kubernetes/client-node', () => {
       // Changes made while the watch is down must still arrive.
       await core.createNamespacedConfigMap({ namespace: ns, body: cm('i2', {}, { v: '1' }) });
       await core.createNamespacedConfigMap({ namespace: ns, body: cm('i3', {}, { v: '1' }) });
-      await core.patchNamespacedConfigMap({ name: 'i2', namespace: ns, body: { data: { v: '7' } } }, patchAs(PatchStrategy.MergePatch));
+      await core.patchNamespacedConfigMap(
+        { name: 'i2', namespace: ns, body: { data: { v: '7' } } },
+        patchAs(PatchStrategy.MergePatch),
+      );
       await eventually(
         async () => {
           const server = await core.listNamespacedConfigMap({ namespace: ns });
-          const want = server.items.map((i) => `${i.metadata?.name}:${i.metadata?.resourceVersion}:${i.data?.v}`).sort();
+          const want = server.items
+            .map((i) => `${i.metadata?.name}:${i.metadata?.resourceVersion}:${i.data?.v}`)
+            .sort();
           const have = informer
             .list(ns)
             .map((i) => `${i.metadata?.name}:${i.metadata?.resourceVersion}:${i.data?.v}`)
@@ -331,13 +447,17 @@ describe('@kubernetes/client-node', () => {
         { what: 'informer cache equals the server' },
       );
     } finally {
+      stopped = true;
       await informer.stop();
     }
   });
 
   test('Watch with allowWatchBookmarks gets BOOKMARK events carrying the RV', async () => {
     const list = await core.listNamespacedConfigMap({ namespace: NS });
-    const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, { allowWatchBookmarks: true, resourceVersion: list.metadata?.resourceVersion });
+    const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, {
+      allowWatchBookmarks: true,
+      resourceVersion: list.metadata?.resourceVersion,
+    });
     try {
       await eventually(() => w.events.some((e) => e.type === 'BOOKMARK'), { what: 'a bookmark' });
       const bm = w.events.find((e) => e.type === 'BOOKMARK')!;
@@ -346,7 +466,9 @@ describe('@kubernetes/client-node', () => {
     } finally {
       w.stop();
     }
-    const plain = await collect(`/api/v1/namespaces/${NS}/configmaps`, { resourceVersion: list.metadata?.resourceVersion });
+    const plain = await collect(`/api/v1/namespaces/${NS}/configmaps`, {
+      resourceVersion: list.metadata?.resourceVersion,
+    });
     try {
       await core.createNamespacedConfigMap({ namespace: NS, body: cm('bm-probe') });
       await eventually(() => plain.events.some((e) => e.object.metadata?.name === 'bm-probe'), { what: 'probe event' });
@@ -360,7 +482,11 @@ describe('@kubernetes/client-node', () => {
     await core.createNamespace({ body: { metadata: { name: 'sie' } } });
     await core.createNamespacedConfigMap({ namespace: 'sie', body: cm('s1') });
     await core.createNamespacedConfigMap({ namespace: 'sie', body: cm('s2') });
-    const w = await collect('/api/v1/namespaces/sie/configmaps', { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true });
+    const w = await collect('/api/v1/namespaces/sie/configmaps', {
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+      allowWatchBookmarks: true,
+    });
     try {
       await eventually(() => w.events.some((e) => e.type === 'BOOKMARK'), { what: 'end bookmark' });
       const firstBm = w.events.findIndex((e) => e.type === 'BOOKMARK');
@@ -381,10 +507,19 @@ describe('@kubernetes/client-node', () => {
 
   test('a watch with a label selector: exit is DELETED, entry is ADDED', async () => {
     const obj = await core.createNamespacedConfigMap({ namespace: NS, body: cm('sel', { labels: { team: 'a' } }) });
-    const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, { labelSelector: 'team=a', resourceVersion: obj.metadata?.resourceVersion });
+    const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, {
+      labelSelector: 'team=a',
+      resourceVersion: obj.metadata?.resourceVersion,
+    });
     try {
-      const left = await core.patchNamespacedConfigMap({ name: 'sel', namespace: NS, body: { metadata: { labels: { team: 'b' } } } }, patchAs(PatchStrategy.MergePatch));
-      const back = await core.patchNamespacedConfigMap({ name: 'sel', namespace: NS, body: { metadata: { labels: { team: 'a' } } } }, patchAs(PatchStrategy.MergePatch));
+      const left = await core.patchNamespacedConfigMap(
+        { name: 'sel', namespace: NS, body: { metadata: { labels: { team: 'b' } } } },
+        patchAs(PatchStrategy.MergePatch),
+      );
+      const back = await core.patchNamespacedConfigMap(
+        { name: 'sel', namespace: NS, body: { metadata: { labels: { team: 'a' } } } },
+        patchAs(PatchStrategy.MergePatch),
+      );
       await eventually(() => w.events.length >= 2, { what: 'two events' });
       // Like the cacher: the DELETED carries the last state that matched, at the new RV.
       assert.deepEqual(
@@ -411,7 +546,7 @@ describe('@kubernetes/client-node', () => {
     assert.ok(first.metadata?._continue);
     await core.createNamespacedConfigMap({ namespace: 'pages', body: cm('p9-late') });
     const names = first.items.map((i) => i.metadata?.name);
-    let cont = first.metadata?._continue;
+    let cont: string | undefined = first.metadata?._continue;
     while (cont) {
       const page = await core.listNamespacedConfigMap({ namespace: 'pages', limit: 2, _continue: cont });
       assert.equal(page.metadata?.resourceVersion, first.metadata?.resourceVersion);
@@ -422,13 +557,20 @@ describe('@kubernetes/client-node', () => {
     const again = await core.listNamespacedConfigMap({ namespace: 'pages', limit: 2 });
     await core.createNamespacedConfigMap({ namespace: 'pages', body: cm('p9-later') });
     cp.compactHistory();
-    const st = await expectStatus(core.listNamespacedConfigMap({ namespace: 'pages', limit: 2, _continue: again.metadata?._continue }), 410, 'Expired');
+    const st = await expectStatus(
+      core.listNamespacedConfigMap({ namespace: 'pages', limit: 2, _continue: again.metadata?._continue }),
+      410,
+      'Expired',
+    );
     assert.ok(st.message.length > 0);
   });
 
   test('a watch from a compacted resourceVersion gets ERROR 410', async () => {
     const obj = await core.createNamespacedConfigMap({ namespace: NS, body: cm('old-rv') });
-    await core.patchNamespacedConfigMap({ name: 'old-rv', namespace: NS, body: { data: { a: '2' } } }, patchAs(PatchStrategy.MergePatch));
+    await core.patchNamespacedConfigMap(
+      { name: 'old-rv', namespace: NS, body: { data: { a: '2' } } },
+      patchAs(PatchStrategy.MergePatch),
+    );
     cp.compactHistory();
     const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, { resourceVersion: obj.metadata?.resourceVersion });
     try {
@@ -448,21 +590,42 @@ describe('@kubernetes/client-node', () => {
   });
 
   test('finalizers: deletionTimestamp + MODIFIED, new finalizer is 422, last removal gives one DELETED', async () => {
-    const obj = await core.createNamespacedConfigMap({ namespace: NS, body: cm('fin', { finalizers: ['example.com/a', 'example.com/b'] }) });
-    const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, { resourceVersion: obj.metadata?.resourceVersion, fieldSelector: 'metadata.name=fin' });
+    const obj = await core.createNamespacedConfigMap({
+      namespace: NS,
+      body: cm('fin', { finalizers: ['example.com/a', 'example.com/b'] }),
+    });
+    const w = await collect(`/api/v1/namespaces/${NS}/configmaps`, {
+      resourceVersion: obj.metadata?.resourceVersion,
+      fieldSelector: 'metadata.name=fin',
+    });
     try {
       await core.deleteNamespacedConfigMap({ name: 'fin', namespace: NS });
       const cur = await core.readNamespacedConfigMap({ name: 'fin', namespace: NS });
       assert.ok(cur.metadata?.deletionTimestamp);
       assert.equal(cur.metadata?.deletionGracePeriodSeconds, 0);
-      await eventually(() => w.events.some((e) => e.type === 'MODIFIED' && e.object.metadata?.deletionTimestamp), { what: 'MODIFIED with deletionTimestamp' });
+      await eventually(() => w.events.some((e) => e.type === 'MODIFIED' && e.object.metadata?.deletionTimestamp), {
+        what: 'MODIFIED with deletionTimestamp',
+      });
       await expectStatus(
-        core.patchNamespacedConfigMap({ name: 'fin', namespace: NS, body: { metadata: { finalizers: ['example.com/a', 'example.com/b', 'example.com/new'] } } }, patchAs(PatchStrategy.MergePatch)),
+        core.patchNamespacedConfigMap(
+          {
+            name: 'fin',
+            namespace: NS,
+            body: { metadata: { finalizers: ['example.com/a', 'example.com/b', 'example.com/new'] } },
+          },
+          patchAs(PatchStrategy.MergePatch),
+        ),
         422,
         'Invalid',
       );
-      await core.patchNamespacedConfigMap({ name: 'fin', namespace: NS, body: { metadata: { finalizers: ['example.com/b'] } } }, patchAs(PatchStrategy.MergePatch));
-      await core.patchNamespacedConfigMap({ name: 'fin', namespace: NS, body: { metadata: { finalizers: null } } }, patchAs(PatchStrategy.MergePatch));
+      await core.patchNamespacedConfigMap(
+        { name: 'fin', namespace: NS, body: { metadata: { finalizers: ['example.com/b'] } } },
+        patchAs(PatchStrategy.MergePatch),
+      );
+      await core.patchNamespacedConfigMap(
+        { name: 'fin', namespace: NS, body: { metadata: { finalizers: null } } },
+        patchAs(PatchStrategy.MergePatch),
+      );
       await eventually(() => w.events.some((e) => e.type === 'DELETED'), { what: 'DELETED' });
       await expectStatus(core.readNamespacedConfigMap({ name: 'fin', namespace: NS }), 404, 'NotFound');
       // A later event would have arrived by the time a fresh write round-trips.
@@ -476,9 +639,29 @@ describe('@kubernetes/client-node', () => {
 
   test('DELETE with mismatched preconditions is 409', async () => {
     const obj = await core.createNamespacedConfigMap({ namespace: NS, body: cm('precond') });
-    await expectStatus(core.deleteNamespacedConfigMap({ name: 'precond', namespace: NS, body: { preconditions: { uid: 'not-the-uid' } } }), 409, 'Conflict');
-    await expectStatus(core.deleteNamespacedConfigMap({ name: 'precond', namespace: NS, body: { preconditions: { resourceVersion: '1' } } }), 409, 'Conflict');
-    await core.deleteNamespacedConfigMap({ name: 'precond', namespace: NS, body: { preconditions: { uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion } } });
+    await expectStatus(
+      core.deleteNamespacedConfigMap({
+        name: 'precond',
+        namespace: NS,
+        body: { preconditions: { uid: 'not-the-uid' } },
+      }),
+      409,
+      'Conflict',
+    );
+    await expectStatus(
+      core.deleteNamespacedConfigMap({
+        name: 'precond',
+        namespace: NS,
+        body: { preconditions: { resourceVersion: '1' } },
+      }),
+      409,
+      'Conflict',
+    );
+    await core.deleteNamespacedConfigMap({
+      name: 'precond',
+      namespace: NS,
+      body: { preconditions: { uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion } },
+    });
     await expectStatus(core.readNamespacedConfigMap({ name: 'precond', namespace: NS }), 404);
   });
 
@@ -489,10 +672,21 @@ describe('@kubernetes/client-node', () => {
         namespace: NS,
         body: cm(name, {
           finalizers: extra.finalizers,
-          ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata!.name!, uid: o.metadata!.uid!, blockOwnerDeletion: extra.block }],
+          ownerReferences: [
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              name: o.metadata!.name!,
+              uid: o.metadata!.uid!,
+              blockOwnerDeletion: extra.block,
+            },
+          ],
         }),
       });
-    const gone = (name: string) => eventually(async () => (await failure(core.readNamespacedConfigMap({ name, namespace: NS }))).code === 404, { what: `${name} gone` });
+    const gone = (name: string) =>
+      eventually(async () => (await failure(core.readNamespacedConfigMap({ name, namespace: NS }))).code === 404, {
+        what: `${name} gone`,
+      });
 
     const bg = await owner('gc-bg');
     await dependent('gc-bg-dep', bg);
@@ -503,13 +697,21 @@ describe('@kubernetes/client-node', () => {
     const fg = await owner('gc-fg');
     await dependent('gc-fg-dep', fg, { block: true, finalizers: ['example.com/slow'] });
     await core.deleteNamespacedConfigMap({ name: 'gc-fg', namespace: NS, propagationPolicy: 'Foreground' });
-    const held = await eventually(async () => {
-      const o = await core.readNamespacedConfigMap({ name: 'gc-fg', namespace: NS });
-      const dep = await core.readNamespacedConfigMap({ name: 'gc-fg-dep', namespace: NS });
-      return o.metadata?.finalizers?.includes('foregroundDeletion') && dep.metadata?.deletionTimestamp ? o : undefined;
-    }, { what: 'foreground deletion in progress' });
-    assert.ok(held.metadata?.deletionTimestamp);
-    await core.patchNamespacedConfigMap({ name: 'gc-fg-dep', namespace: NS, body: { metadata: { finalizers: null } } }, patchAs(PatchStrategy.MergePatch));
+    const held = await eventually(
+      async () => {
+        const o = await core.readNamespacedConfigMap({ name: 'gc-fg', namespace: NS });
+        const dep = await core.readNamespacedConfigMap({ name: 'gc-fg-dep', namespace: NS });
+        return o.metadata?.finalizers?.includes('foregroundDeletion') && dep.metadata?.deletionTimestamp
+          ? o
+          : undefined;
+      },
+      { what: 'foreground deletion in progress' },
+    );
+    assert.ok(held?.metadata?.deletionTimestamp);
+    await core.patchNamespacedConfigMap(
+      { name: 'gc-fg-dep', namespace: NS, body: { metadata: { finalizers: null } } },
+      patchAs(PatchStrategy.MergePatch),
+    );
     await gone('gc-fg-dep');
     await gone('gc-fg');
 
@@ -517,7 +719,12 @@ describe('@kubernetes/client-node', () => {
     await dependent('gc-or-dep', or);
     await core.deleteNamespacedConfigMap({ name: 'gc-or', namespace: NS, propagationPolicy: 'Orphan' });
     await gone('gc-or');
-    await eventually(async () => (await core.readNamespacedConfigMap({ name: 'gc-or-dep', namespace: NS })).metadata?.ownerReferences === undefined, { what: 'ownerReference stripped' });
+    await eventually(
+      async () =>
+        (await core.readNamespacedConfigMap({ name: 'gc-or-dep', namespace: NS })).metadata?.ownerReferences ===
+        undefined,
+      { what: 'ownerReference stripped' },
+    );
   });
 
   test('two controller ownerReferences are 422', async () => {
@@ -526,36 +733,75 @@ describe('@kubernetes/client-node', () => {
         namespace: NS,
         body: cm('two-ctl', {
           ownerReferences: [
-            { apiVersion: 'v1', kind: 'ConfigMap', name: 'o1', uid: '11111111-1111-1111-1111-111111111111', controller: true },
-            { apiVersion: 'v1', kind: 'ConfigMap', name: 'o2', uid: '22222222-2222-2222-2222-222222222222', controller: true },
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              name: 'o1',
+              uid: '11111111-1111-1111-1111-111111111111',
+              controller: true,
+            },
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              name: 'o2',
+              uid: '22222222-2222-2222-2222-222222222222',
+              controller: true,
+            },
           ],
         }),
       }),
       422,
       'Invalid',
     );
-    assert.ok(st.details?.causes?.some((c) => c.field === 'metadata.ownerReferences'), JSON.stringify(st.details));
+    assert.ok(
+      st.details?.causes?.some((c) => c.field === 'metadata.ownerReferences'),
+      JSON.stringify(st.details),
+    );
   });
 
   test('a Terminating namespace refuses creates with 403', async () => {
     await core.createNamespace({ body: { metadata: { name: 'term' } } });
     // The finalizer keeps the namespace Terminating until the test releases it.
-    await core.createNamespacedConfigMap({ namespace: 'term', body: cm('blocker', { finalizers: ['example.com/hold'] }) });
+    await core.createNamespacedConfigMap({
+      namespace: 'term',
+      body: cm('blocker', { finalizers: ['example.com/hold'] }),
+    });
     await core.deleteNamespace({ name: 'term' });
-    await eventually(async () => (await core.readNamespace({ name: 'term' })).status?.phase === 'Terminating', { what: 'Terminating' });
-    const st = await expectStatus(core.createNamespacedConfigMap({ namespace: 'term', body: cm('late') }), 403, 'Forbidden');
+    await eventually(async () => (await core.readNamespace({ name: 'term' })).status?.phase === 'Terminating', {
+      what: 'Terminating',
+    });
+    const st = await expectStatus(
+      core.createNamespacedConfigMap({ namespace: 'term', body: cm('late') }),
+      403,
+      'Forbidden',
+    );
     assert.match(st.message, /because it is being terminated/);
-    await eventually(async () => !!(await core.readNamespacedConfigMap({ name: 'blocker', namespace: 'term' })).metadata?.deletionTimestamp, { what: 'contents being deleted' });
-    await core.patchNamespacedConfigMap({ name: 'blocker', namespace: 'term', body: { metadata: { finalizers: null } } }, patchAs(PatchStrategy.MergePatch));
-    await eventually(async () => (await failure(core.readNamespace({ name: 'term' }))).code === 404, { what: 'namespace gone' });
+    await eventually(
+      async () =>
+        !!(await core.readNamespacedConfigMap({ name: 'blocker', namespace: 'term' })).metadata?.deletionTimestamp,
+      { what: 'contents being deleted' },
+    );
+    await core.patchNamespacedConfigMap(
+      { name: 'blocker', namespace: 'term', body: { metadata: { finalizers: null } } },
+      patchAs(PatchStrategy.MergePatch),
+    );
+    await eventually(async () => (await failure(core.readNamespace({ name: 'term' }))).code === 404, {
+      what: 'namespace gone',
+    });
   });
 
   test('deleting a CRD removes its custom resources', async () => {
     await createCrd('doomeds', 'Doomed');
     const d = { group: G, version: 'v1', namespace: NS, plural: 'doomeds' };
-    await custom.createNamespacedCustomObject({ ...d, body: { apiVersion: `${G}/v1`, kind: 'Doomed', metadata: { name: 'd1' }, spec: {} } });
+    await custom.createNamespacedCustomObject({
+      ...d,
+      body: { apiVersion: `${G}/v1`, kind: 'Doomed', metadata: { name: 'd1' }, spec: {} },
+    });
     await ext.deleteCustomResourceDefinition({ name: `doomeds.${G}` });
-    await eventually(async () => (await failure(ext.readCustomResourceDefinition({ name: `doomeds.${G}` }))).code === 404, { what: 'CRD gone' });
+    await eventually(
+      async () => (await failure(ext.readCustomResourceDefinition({ name: `doomeds.${G}` }))).code === 404,
+      { what: 'CRD gone' },
+    );
     await createCrd('doomeds', 'Doomed');
     const list = (await custom.listNamespacedCustomObject(d)) as { items: unknown[] };
     assert.deepEqual(list.items, []);
@@ -563,10 +809,16 @@ describe('@kubernetes/client-node', () => {
 
   test('scale subresource on a CR maps specReplicasPath', async () => {
     await custom.createNamespacedCustomObject({ ...gadgets, body: gadget('scaled', { replicas: 2 }) });
-    const scale = (await custom.getNamespacedCustomObjectScale({ ...gadgets, name: 'scaled' })) as { kind: string; spec: { replicas: number } };
+    const scale = (await custom.getNamespacedCustomObjectScale({ ...gadgets, name: 'scaled' })) as {
+      kind: string;
+      spec: { replicas: number };
+    };
     assert.equal(scale.kind, 'Scale');
     assert.equal(scale.spec.replicas, 2);
-    await custom.patchNamespacedCustomObjectScale({ ...gadgets, name: 'scaled', body: { spec: { replicas: 7 } } }, patchAs(PatchStrategy.MergePatch));
+    await custom.patchNamespacedCustomObjectScale(
+      { ...gadgets, name: 'scaled', body: { spec: { replicas: 7 } } },
+      patchAs(PatchStrategy.MergePatch),
+    );
     const g = (await custom.getNamespacedCustomObject({ ...gadgets, name: 'scaled' })) as Gadget;
     assert.equal(g.spec?.replicas, 7);
     assert.equal(g.metadata?.generation, 2);
@@ -579,7 +831,10 @@ describe('@kubernetes/client-node', () => {
       const created = await core.createNamespacedConfigMap({ namespace: NS, body: cm('dry-new'), dryRun: 'All' });
       assert.equal(created.metadata?.name, 'dry-new');
       await expectStatus(core.readNamespacedConfigMap({ name: 'dry-new', namespace: NS }), 404);
-      await core.patchNamespacedConfigMap({ name: 'dry-base', namespace: NS, body: { data: { a: 'dry' } }, dryRun: 'All' }, patchAs(PatchStrategy.MergePatch));
+      await core.patchNamespacedConfigMap(
+        { name: 'dry-base', namespace: NS, body: { data: { a: 'dry' } }, dryRun: 'All' },
+        patchAs(PatchStrategy.MergePatch),
+      );
       await core.deleteNamespacedConfigMap({ name: 'dry-base', namespace: NS, dryRun: 'All' });
       const still = await core.readNamespacedConfigMap({ name: 'dry-base', namespace: NS });
       assert.deepEqual(still.data, { a: '1' });
@@ -598,18 +853,42 @@ describe('@kubernetes/client-node', () => {
 
   test('server-side apply: create, 409 FieldManagerConflict, force takes ownership, fieldManager required', async () => {
     const apply = (body: object, fieldManager: string | undefined, force?: boolean) =>
-      core.patchNamespacedConfigMap({ name: 'ssa', namespace: NS, body, fieldManager, force }, patchAs(PatchStrategy.ServerSideApply));
-    const created = await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { x: '1', y: '1' } }, 'mgr');
+      core.patchNamespacedConfigMap(
+        { name: 'ssa', namespace: NS, body, fieldManager, force },
+        patchAs(PatchStrategy.ServerSideApply),
+      );
+    const created = await apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { x: '1', y: '1' } },
+      'mgr',
+    );
     assert.deepEqual(created.data, { x: '1', y: '1' });
     assert.ok(created.metadata?.managedFields?.some((m) => m.manager === 'mgr' && m.operation === 'Apply'));
-    const st = await expectStatus(apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { x: '2' } }, 'other'), 409, 'Conflict');
+    const st = await expectStatus(
+      apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { x: '2' } }, 'other'),
+      409,
+      'Conflict',
+    );
     assert.match(st.message, /Apply failed with 1 conflict: conflict with "mgr".*\.data\.x/);
-    assert.ok(st.details?.causes?.some((c) => c.reason === 'FieldManagerConflict' && c.field === '.data.x'), JSON.stringify(st.details));
-    const forced = await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { x: '2' } }, 'other', true);
+    assert.ok(
+      st.details?.causes?.some((c) => c.reason === 'FieldManagerConflict' && c.field === '.data.x'),
+      JSON.stringify(st.details),
+    );
+    const forced = await apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { x: '2' } },
+      'other',
+      true,
+    );
     assert.deepEqual(forced.data, { x: '2', y: '1' });
     // mgr no longer owns x; re-applying without x must not remove other's value.
-    const again = await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { y: '1' } }, 'mgr');
+    const again = await apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { y: '1' } },
+      'mgr',
+    );
     assert.deepEqual(again.data, { x: '2', y: '1' });
-    await expectStatus(apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { z: '1' } }, undefined), 422, 'Invalid');
+    await expectStatus(
+      apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { z: '1' } }, undefined),
+      422,
+      'Invalid',
+    );
   });
 });

@@ -32,7 +32,10 @@ function configMap(name: string, extra: Record<string, unknown> = {}, ns = 'defa
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, ...extra }, data: { a: '1' } };
 }
 
-async function getJson(args: string[], version?: string): Promise<Record<string, unknown> & { metadata: Record<string, unknown> }> {
+async function getJson(
+  args: string[],
+  version?: string,
+): Promise<Record<string, unknown> & { metadata: Record<string, unknown> }> {
   const r = await k(['get', ...args, '-o', 'json'], { version });
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
@@ -51,7 +54,12 @@ const crd = {
         name: 'v1',
         served: true,
         storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+          },
+        },
         additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
       },
     ],
@@ -63,14 +71,20 @@ describe('kubectl', () => {
     test(`[${label(v)}] get lists the bootstrap namespaces`, async () => {
       const r = await k(['get', 'namespaces', '-o', 'name'], { version: v });
       assert.equal(r.code, 0, r.stderr);
-      for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.match(r.stdout, new RegExp(`^namespace/${ns}$`, 'm'));
+      for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
+        assert.match(r.stdout, new RegExp(`^namespace/${ns}$`, 'm'));
     });
-    test(`[${label(v)}] get namespaces prints the server's Table (STATUS column)`, { todo: 'no TableRenderer is installed (extensions.table is undefined), so kubectl falls back to NAME/AGE' }, async () => {
-      const r = await k(['get', 'namespaces'], { version: v });
-      assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /^NAME\s+STATUS\s+AGE/m);
-      for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.match(r.stdout, new RegExp(`^${ns}\\s+Active\\s+\\d+s`, 'm'));
-    });
+    test(
+      `[${label(v)}] get namespaces prints the server's Table (STATUS column)`,
+      { todo: 'no TableRenderer is installed (extensions.table is undefined), so kubectl falls back to NAME/AGE' },
+      async () => {
+        const r = await k(['get', 'namespaces'], { version: v });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /^NAME\s+STATUS\s+AGE/m);
+        for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
+          assert.match(r.stdout, new RegExp(`^${ns}\\s+Active\\s+\\d+s`, 'm'));
+      },
+    );
   }
 
   for (const v of VERSIONS) {
@@ -137,10 +151,29 @@ describe('kubectl', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /configmap\/pt patched/);
     assert.deepEqual((await getJson(['configmap', 'pt'])).data, { b: '2' });
-    r = await k(['patch', 'configmap', 'pt', '--type', 'json', '-p', '[{"op":"add","path":"/data/c","value":"3"},{"op":"remove","path":"/data/b"}]'], { version: '1.27' });
+    r = await k(
+      [
+        'patch',
+        'configmap',
+        'pt',
+        '--type',
+        'json',
+        '-p',
+        '[{"op":"add","path":"/data/c","value":"3"},{"op":"remove","path":"/data/b"}]',
+      ],
+      { version: '1.27' },
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual((await getJson(['configmap', 'pt'])).data, { c: '3' });
-    r = await k(['patch', 'configmap', 'pt', '--type', 'json', '-p', '[{"op":"test","path":"/data/c","value":"nope"}]']);
+    r = await k([
+      'patch',
+      'configmap',
+      'pt',
+      '--type',
+      'json',
+      '-p',
+      '[{"op":"test","path":"/data/c","value":"nope"}]',
+    ]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /The request is invalid/);
     const deploy = {
@@ -149,15 +182,35 @@ describe('kubectl', () => {
       metadata: { name: 'smp', namespace: 'default' },
       spec: {
         selector: { matchLabels: { app: 'smp' } },
-        template: { metadata: { labels: { app: 'smp' } }, spec: { containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'busybox' }] } },
+        template: {
+          metadata: { labels: { app: 'smp' } },
+          spec: {
+            containers: [
+              { name: 'a', image: 'nginx' },
+              { name: 'b', image: 'busybox' },
+            ],
+          },
+        },
       },
     };
     r = await createObj(deploy);
     assert.equal(r.code, 0, r.stderr);
-    r = await k(['patch', 'deployment', 'smp', '--type', 'strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"b","image":"busybox:2"}]}}}}'], { version: '1.33' });
+    r = await k(
+      [
+        'patch',
+        'deployment',
+        'smp',
+        '--type',
+        'strategic',
+        '-p',
+        '{"spec":{"template":{"spec":{"containers":[{"name":"b","image":"busybox:2"}]}}}}',
+      ],
+      { version: '1.33' },
+    );
     assert.equal(r.code, 0, r.stderr);
     const d = await getJson(['deployment', 'smp']);
-    const containers = (d.spec as { template: { spec: { containers: Array<{ name: string; image: string }> } } }).template.spec.containers;
+    const containers = (d.spec as { template: { spec: { containers: Array<{ name: string; image: string }> } } })
+      .template.spec.containers;
     assert.deepEqual(
       containers.map((c) => [c.name, c.image]),
       [
@@ -170,7 +223,20 @@ describe('kubectl', () => {
   for (const v of ['1.27', '1.33']) {
     test(`[${v}] get -w prints ADDED then MODIFIED and DELETED`, async () => {
       const name = `watched-${v.replace('.', '-')}`;
-      const w = kubectlStream(cp.kubeconfigPath, ['get', 'configmaps', '-w', '--output-watch-events', '-n', 'default', '--field-selector', `metadata.name=${name}`], v);
+      const w = kubectlStream(
+        cp.kubeconfigPath,
+        [
+          'get',
+          'configmaps',
+          '-w',
+          '--output-watch-events',
+          '-n',
+          'default',
+          '--field-selector',
+          `metadata.name=${name}`,
+        ],
+        v,
+      );
       try {
         // Whether the create lands before or after kubectl's list, it prints as ADDED.
         assert.equal((await createObj(configMap(name))).code, 0);
@@ -180,7 +246,10 @@ describe('kubectl', () => {
         assert.equal((await k(['delete', 'configmap', name])).code, 0);
         await eventually(() => /DELETED\s+watched/.test(w.output()), { what: `DELETED in ${w.output()}` });
         const out = w.output();
-        assert.ok(out.indexOf('ADDED') < out.indexOf('MODIFIED') && out.indexOf('MODIFIED') < out.indexOf('DELETED'), out);
+        assert.ok(
+          out.indexOf('ADDED') < out.indexOf('MODIFIED') && out.indexOf('MODIFIED') < out.indexOf('DELETED'),
+          out,
+        );
         assert.doesNotMatch(out, /error/i);
       } finally {
         w.stop();
@@ -215,7 +284,10 @@ describe('kubectl', () => {
     let r = await k(['get', 'configmaps', '--field-selector', 'metadata.name=fs-one', '-o', 'name']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'configmap/fs-one');
-    r = await k(['get', 'configmaps', '-A', '--field-selector', 'metadata.name=fs-two,metadata.namespace=default', '-o', 'name'], { version: '1.27' });
+    r = await k(
+      ['get', 'configmaps', '-A', '--field-selector', 'metadata.name=fs-two,metadata.namespace=default', '-o', 'name'],
+      { version: '1.27' },
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'configmap/fs-two');
     r = await k(['get', 'configmaps', '--field-selector', 'data.a=1']);
@@ -260,14 +332,19 @@ describe('kubectl', () => {
   test('delete of the default namespace is Forbidden', async () => {
     const r = await k(['delete', 'namespace', 'default']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /Error from server \(Forbidden\): namespaces "default" is forbidden: this namespace may not be deleted/);
+    assert.match(
+      r.stderr,
+      /Error from server \(Forbidden\): namespaces "default" is forbidden: this namespace may not be deleted/,
+    );
     assert.equal((await k(['get', 'namespace', 'default'])).code, 0);
   });
 
   test('replace updates the object; replace of a missing object is NotFound', async () => {
     assert.equal((await createObj(configMap('rep'))).code, 0);
     const before = await getJson(['configmap', 'rep']);
-    let r = await k(['replace', '-f', '-', '--validate=false'], { input: JSON.stringify({ ...configMap('rep'), data: { z: '26' } }) });
+    let r = await k(['replace', '-f', '-', '--validate=false'], {
+      input: JSON.stringify({ ...configMap('rep'), data: { z: '26' } }),
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /configmap\/rep replaced/);
     const after = await getJson(['configmap', 'rep']);
@@ -300,13 +377,22 @@ describe('kubectl', () => {
   test('api-resources lists core, apps, coordination and a CRD; custom resources are served', async () => {
     let r = await createObj(crd);
     assert.equal(r.code, 0, r.stderr);
-    await eventually(async () => (await k(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=5s'])).code === 0, { what: 'CRD established' });
+    await eventually(
+      async () =>
+        (await k(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=5s'])).code === 0,
+      { what: 'CRD established' },
+    );
     for (const v of ['1.27', '1.33']) {
       await eventually(
         async () => {
           const res = await k(['api-resources'], { version: v });
           assert.equal(res.code, 0, res.stderr);
-          for (const re of [/^configmaps\s+cm\s+v1\s+true\s+ConfigMap/m, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment/m, /^leases\s+coordination\.k8s\.io\/v1\s+true\s+Lease/m, /^widgets\s+wdg\s+example\.com\/v1\s+true\s+Widget/m]) {
+          for (const re of [
+            /^configmaps\s+cm\s+v1\s+true\s+ConfigMap/m,
+            /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment/m,
+            /^leases\s+coordination\.k8s\.io\/v1\s+true\s+Lease/m,
+            /^widgets\s+wdg\s+example\.com\/v1\s+true\s+Widget/m,
+          ]) {
             assert.match(res.stdout, re);
           }
           return true;
@@ -314,7 +400,12 @@ describe('kubectl', () => {
         { what: `api-resources ${v}` },
       );
     }
-    r = await createObj({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 3 } });
+    r = await createObj({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1', namespace: 'default' },
+      spec: { size: 3 },
+    });
     assert.equal(r.code, 0, r.stderr);
     r = await k(['get', 'widgets', '-o', 'name']);
     assert.equal(r.code, 0, r.stderr);
@@ -323,19 +414,31 @@ describe('kubectl', () => {
     assert.equal(r.stdout, '3');
   });
 
-  test('get of a custom resource prints its additionalPrinterColumns', { todo: 'no TableRenderer is installed (extensions.table is undefined), so kubectl prints only NAME/AGE' }, async () => {
-    await eventually(async () => (await k(['get', 'widgets', 'w1', '-o', 'name'])).code === 0, { what: 'w1 exists' });
-    const r = await k(['get', 'widgets']);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^NAME\s+SIZE\s+AGE/m);
-    assert.match(r.stdout, /^w1\s+3\s+\d+s/m);
-  });
+  test(
+    'get of a custom resource prints its additionalPrinterColumns',
+    { todo: 'no TableRenderer is installed (extensions.table is undefined), so kubectl prints only NAME/AGE' },
+    async () => {
+      await eventually(async () => (await k(['get', 'widgets', 'w1', '-o', 'name'])).code === 0, { what: 'w1 exists' });
+      const r = await k(['get', 'widgets']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^NAME\s+SIZE\s+AGE/m);
+      assert.match(r.stdout, /^w1\s+3\s+\d+s/m);
+    },
+  );
 
   test('wait --for=delete returns once the object is gone', async () => {
     assert.equal((await createObj(configMap('waited', { finalizers: ['example.com/hold'] }))).code, 0);
     assert.equal((await k(['delete', 'configmap', 'waited', '--wait=false'])).code, 0);
     const waiting = k(['wait', '--for=delete', 'configmap/waited', '--timeout=20s']);
-    const p = await k(['patch', 'configmap', 'waited', '--type', 'json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    const p = await k([
+      'patch',
+      'configmap',
+      'waited',
+      '--type',
+      'json',
+      '-p',
+      '[{"op":"remove","path":"/metadata/finalizers"}]',
+    ]);
     assert.equal(p.code, 0, p.stderr);
     const r = await waiting;
     assert.equal(r.code, 0, r.stderr);

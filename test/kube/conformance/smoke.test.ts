@@ -30,7 +30,8 @@ test('a request without the token gets 401 with a Status body', async () => {
 test('kubectl lists the bootstrap namespaces', async () => {
   const r = await kubectl(cp.kubeconfigPath, ['get', 'namespaces', '-o', 'name']);
   assert.equal(r.code, 0, r.stderr);
-  for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.match(r.stdout, new RegExp(`namespace/${ns}\\b`));
+  for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
+    assert.match(r.stdout, new RegExp(`namespace/${ns}\\b`));
 });
 
 test('kubectl create, get, label, patch, delete a configmap', async () => {

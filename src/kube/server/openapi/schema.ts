@@ -10,7 +10,7 @@ import type { JsonObject, JsonValue } from '../../types.ts';
 export type Schema = JsonObject;
 
 export const REF_PREFIX = '#/components/schemas/';
-export const OPEN = 'x-kubernetes-preserve-unknown-fields';
+const OPEN = 'x-kubernetes-preserve-unknown-fields';
 export const GVK_EXTENSION = 'x-kubernetes-group-version-kind';
 
 export interface Gvk {
