@@ -86,7 +86,7 @@ if (runtime) {
       value: Number.isFinite(p.convergeSeconds)
         ? `${round(p.convergeSeconds, 2)} s (${round(runtime.widgets / p.convergeSeconds)}/s), peak RSS ${mib(p.peakRssBytes)}`
         : `did not converge: ${p.converged}/${runtime.widgets}, peak RSS ${mib(p.peakRssBytes)}`,
-      reference: `${p.version}; concurrency ${p.concurrency}; ${p.patches} patches, ${p.patchErrors} errors`,
+      reference: `${p.version}; concurrency ${p.concurrency}; ${p.patches} patches, ${p.patchErrors} errors; load avg ${p.loadAverage1m} at start`,
       target: p.peer === 'peerpods' ? `≥ ${runtime.speedupTarget}× faster than best peer` : '—',
       status: p.peer === 'peerpods' ? `${round(runtime.speedupVsBestPeer, 2)}× → ${status(runtime.speedupMet)}` : '—',
     });

@@ -2,6 +2,7 @@
 // peers, each in its own child process against its own fresh control plane (in this process);
 // plus our informer's memory per cached object and the sync time of a 50,000-object cache.
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { startControlPlane } from '../src/kube/index.ts';
 import type { ControlPlane } from '../src/kube/index.ts';
 import { nowMs, round, runWorker } from './common.ts';
@@ -24,6 +25,8 @@ export interface ConvergeRow extends ConvergeResult {
   /** From spawning the child process to the last status written. */
   totalSeconds: number;
   converged: number;
+  /** 1-minute load average when the peer started (the machine's two cores may be shared). */
+  loadAverage1m: number;
 }
 
 export interface RuntimeResults {
@@ -95,6 +98,7 @@ async function convergeOne(spec: (typeof PEERS)[number], log: (s: string) => voi
       },
     );
     let tStarted = 0;
+    const loadAverage1m = round(loadavg()[0], 2);
     const tSpawn = nowMs();
     const input: ConvergeInput = { peer: spec.peer, kubeconfig: cp.kubeconfig, namespace, concurrency: CONCURRENCY };
     const timeoutMs = 240_000;
@@ -122,6 +126,7 @@ async function convergeOne(spec: (typeof PEERS)[number], log: (s: string) => voi
       convergeSeconds: (end - tStarted) / 1000,
       totalSeconds: (end - tSpawn) / 1000,
       converged,
+      loadAverage1m,
     };
     log(
       `  ${spec.peer}: ${converged}/${WIDGETS} in ${round(row.convergeSeconds, 2)} s, peak RSS ${round(row.peakRssBytes / 2 ** 20)} MiB`,
@@ -177,7 +182,13 @@ export async function runCache(log: (s: string) => void): Promise<RuntimeResults
   log(
     `  sync ${round(cache.syncSeconds, 2)} s, ${round(cache.heapBytesPerObject)} heap B/object for ${round(cache.jsonBytesPerObject)} B of JSON`,
   );
-  return { ...cache, target: 2, met: cache.ratioToCachedJson <= 2, syncTargetSeconds: 5, syncMet: cache.syncSeconds < 5 };
+  return {
+    ...cache,
+    target: 2,
+    met: cache.ratioToCachedJson <= 2,
+    syncTargetSeconds: 5,
+    syncMet: cache.syncSeconds < 5,
+  };
 }
 
 /** Keeps a kubeconfig of the last control plane around for debugging (not used by the runs). */

@@ -22,6 +22,8 @@ export interface InformerMemoryResult {
   ratioToCachedJson: number;
   ratioToServedJson: number;
   pageSize: number;
+  /** Whether InformerFactory.stop() returned within 5 s. */
+  stopReturned: boolean;
 }
 
 workerMain<InformerMemoryInput, InformerMemoryResult>(async (input) => {
@@ -40,7 +42,11 @@ workerMain<InformerMemoryInput, InformerMemoryResult>(async (input) => {
   let cachedJsonBytes = 0;
   for (const o of objects) cachedJsonBytes += Buffer.byteLength(JSON.stringify(o));
   const heapGrowthBytes = after.heapUsed - before.heapUsed;
-  await factory.stop();
+  // Bounded: a stop that does not return is reported, not waited for (the process exits anyway).
+  const stopReturned = await Promise.race([
+    factory.stop().then(() => true),
+    new Promise<boolean>((r) => setTimeout(() => r(false), 5_000)),
+  ]);
   client.close();
   return {
     objects: objects.length,
@@ -54,5 +60,6 @@ workerMain<InformerMemoryInput, InformerMemoryResult>(async (input) => {
     ratioToCachedJson: heapGrowthBytes / cachedJsonBytes,
     ratioToServedJson: heapGrowthBytes / input.servedJsonBytes,
     pageSize: factory.options.pageSize,
+    stopReturned,
   };
 });
