@@ -148,7 +148,7 @@ async function qemuRun(cp: ControlPlane, client: KubeClient, clusterUid: string)
       Array.from({ length: QEMU_VMS }, (_, i) => i),
       16,
       (i) =>
-        client.create(Pods, {
+        client.create<KubeObject>(Pods, {
           metadata: { name: `vm-${i}`, namespace: 'default' },
           spec: { containers: [{ name: 'c', image: 'pause' }] },
         }),

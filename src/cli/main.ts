@@ -2,12 +2,18 @@
 import { Command } from 'commander';
 import { registerClusterCommands } from './cluster.ts';
 import { registerStartCommand } from './start.ts';
+import { registerManifestCommands } from './manifests.ts';
+import { registerPeerPodCommands } from './peerpod.ts';
+import { registerWebhookCommand } from './webhook.ts';
 
 const program = new Command('peerpods')
   .description('Kubernetes operators for pod VMs, their operator runtime, and an embedded control plane')
   .showHelpAfterError();
 registerStartCommand(program);
 registerClusterCommands(program);
+registerManifestCommands(program);
+registerPeerPodCommands(program);
+registerWebhookCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(`peerpods: ${(e as Error).message}`);

@@ -13,14 +13,20 @@ import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceLifecycle } from './controllers/namespace-lifecycle.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { ServiceAccountController } from './controllers/service-accounts.ts';
+import { EventTtlController } from './controllers/event-ttl.ts';
+import { startClusterControllers, type ClusterOptions, type NodeControls } from './controllers/simulated-cluster.ts';
+import type { NodeAgentHandler } from './controllers/simulated-nodes.ts';
 import { createApiServer, type ApiServerOptions } from './server/server.ts';
 import { defaultExtensions, type Extensions } from './server/extensions.ts';
+import { createTableRenderer } from './server/table/index.ts';
 import { generateServingCertificates } from './server/tls.ts';
 import { buildKubeconfig, writeFileAtomic } from './server/kubeconfig.ts';
 import type { WatchRegistry } from './server/watches.ts';
 import { installOpenApi } from './server/openapi/index.ts';
+import { WebhookAdmission } from './admission/dispatcher.ts';
+import type { ServiceResolver } from './admission/types.ts';
 
-export interface ControlPlaneOptions {
+export interface ControlPlaneOptions extends ClusterOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
   /** Address to listen on. Default 127.0.0.1: the server is never exposed unless asked. */
@@ -35,6 +41,10 @@ export interface ControlPlaneOptions {
   bookmarkIntervalMs?: number;
   /** Use this storage instead of a fresh in-memory one. */
   storage?: Storage;
+  /** Where admission webhooks' `clientConfig.service` is dialled; default: the Service's Endpoints. */
+  serviceResolver?: ServiceResolver;
+  /** How long a core/v1 Event lives after its last write, as kube-apiserver's --event-ttl. Default 3600. */
+  eventTtlSeconds?: number;
 }
 
 export interface ControlPlaneInternals {
@@ -44,8 +54,15 @@ export interface ControlPlaneInternals {
   watches: WatchRegistry;
   extensions: Extensions;
   setAdmission(admission: Admission): void;
+  /** Replaces the webhook Service resolver (`undefined`: back to the Endpoints lookup). */
+  setServiceResolver(resolver: ServiceResolver | undefined): void;
   addRoute(route: NonNullable<ApiServerOptions['routes']>[number]): void;
   onStop(fn: () => void | Promise<void>): void;
+  /** Simulated worker nodes (see controllers/simulated-nodes.ts). */
+  nodes: NodeControls;
+  /** Claims pods of a runtime class: simulated kubelets leave them to `handler`'s owner. */
+  registerNodeAgent(runtimeClassName: string, handler?: NodeAgentHandler): void;
+  unregisterNodeAgent(runtimeClassName: string): void;
 }
 
 export interface ControlPlane {
@@ -72,15 +89,20 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const catalog = new ResourceCatalog();
   for (const def of withBuiltinStrategies(builtinResourceDefs())) catalog.add(def);
   const store = new ObjectStore(storage);
+  const admission = new WebhookAdmission(storage, { serviceResolver: options.serviceResolver });
+  store.setAdmission(admission);
   const extensions = defaultExtensions(store);
+  extensions.table = createTableRenderer();
 
   const controllers = [
     new GarbageCollector(storage, store, catalog),
     new NamespaceLifecycle(storage, store, catalog),
     new CrdController(storage, store, catalog),
     new ServiceAccountController(storage, store, catalog),
+    new EventTtlController(storage, { ttlSeconds: options.eventTtlSeconds }),
   ];
   for (const c of controllers) c.start();
+  const cluster = startClusterControllers({ storage, store, catalog, extensions }, options);
 
   const ctx = internalContext('kube-apiserver');
   const nsDef = catalog.lookup('', 'v1', 'namespaces')!;
@@ -111,10 +133,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     port = (api.server.address() as AddressInfo).port;
     url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
     await bootstrapKubernetesService(store, catalog, host, port);
+    await cluster.bootstrap();
     kubeconfig = buildKubeconfig({ server: url, caPem: certs.ca.certPem, token });
     if (options.kubeconfigPath) writeFileAtomic(options.kubeconfigPath, kubeconfig);
   } catch (e) {
     // A half-started control plane must not keep the process alive.
+    cluster.stop();
     for (const c of controllers) c.stop();
     await api.close();
     throw e;
@@ -132,7 +156,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       if (stopped) return;
       stopped = true;
       for (const hook of stopHooks.reverse()) await hook();
+      cluster.stop();
       for (const c of controllers) c.stop();
+      admission.stop();
       await api.close();
     },
     dropWatches: () => api.watches.dropAll(),
@@ -144,8 +170,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       watches: api.watches,
       extensions,
       setAdmission: (a) => store.setAdmission(a),
+      setServiceResolver: (r) => admission.setServiceResolver(r),
       addRoute: (r) => routes.push(r),
       onStop: (fn) => stopHooks.push(fn),
+      nodes: cluster.nodes,
+      registerNodeAgent: (rc, handler) => cluster.registerNodeAgent(rc, handler),
+      unregisterNodeAgent: (rc) => cluster.unregisterNodeAgent(rc),
     },
   };
 }

@@ -528,7 +528,9 @@ export class ObjectStore {
     if (def.namespaced) nm.namespace = namespace;
     else delete nm.namespace;
     nm.resourceVersion = String(stored.revision);
-    def.strategy.prepareForUpdate?.(next, current, subresource);
+    // pods/binding writes spec.nodeName and status together, past the pod update rules (as
+    // kube's binding registry does with a direct storage update).
+    if (subresource !== 'binding') def.strategy.prepareForUpdate?.(next, current, subresource);
 
     if (cm.deletionTimestamp) {
       const before = new Set(cm.finalizers ?? []);
@@ -557,7 +559,7 @@ export class ObjectStore {
       meta(next).generation = (typeof cm.generation === 'number' ? cm.generation : 0) + (changed ? 1 : 0);
     }
 
-    this.validate(def, next, current);
+    this.validate(def, next, subresource === 'binding' ? undefined : current);
     await this.admission.validate(attrs, next, current);
 
     if (operation === 'Apply') {
@@ -604,6 +606,12 @@ export class ObjectStore {
       if (incoming.status === undefined) delete next.status;
       else next.status = incoming.status;
       // Labels and annotations are not writable through /status; managedFields come from the request.
+      return next;
+    }
+    if (subresource === 'binding') {
+      const next = structuredClone(current);
+      next.spec = { ...((next.spec as JsonObject) ?? {}), nodeName: (incoming.spec as JsonObject).nodeName };
+      next.status = structuredClone(incoming.status ?? {});
       return next;
     }
     if (subresource === 'finalize') {
@@ -686,11 +694,17 @@ export class ObjectStore {
           kind: 'namespaces',
         });
       }
-      await this.admission.validate(
-        { def, operation: 'DELETE', namespace, name, ctx, options: options as JsonObject },
-        current,
-        current,
-      );
+      // Mutating admission sees DELETE too (it may deny; there is no object to change).
+      const deleteAttrs: AdmissionAttributes = {
+        def,
+        operation: 'DELETE',
+        namespace,
+        name,
+        ctx,
+        options: options as JsonObject,
+      };
+      await this.admission.mutate(deleteAttrs, current, current);
+      await this.admission.validate(deleteAttrs, current, current);
 
       const next = structuredClone(current);
       const nm = meta(next);

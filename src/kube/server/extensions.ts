@@ -148,37 +148,24 @@ export function defaultExtensions(store: ObjectStore): Extensions {
       const node = typeof target.name === 'string' ? target.name : '';
       if (!node) throw badRequest('target.name: Required value');
       let already: string | undefined;
-      const updated = await store.updateWith(def, ns, name, ctx, (pod) => {
-        const spec = (pod.spec ?? {}) as JsonObject;
-        if (spec.nodeName) {
-          already = String(spec.nodeName);
-          return undefined;
-        }
-        if ((pod.metadata as JsonObject).deletionTimestamp) {
-          already = '';
-          return undefined;
-        }
-        spec.nodeName = node;
-        pod.spec = spec;
-        return pod;
-      });
-      if (!updated) throw notFound(refOf(def), name);
-      if (already !== undefined) {
-        throw conflict(
-          refOf(def),
-          name,
-          already
-            ? `pod ${name} is already assigned to node "${already}"`
-            : `pod ${name} is being deleted, cannot be assigned to a host`,
-        );
-      }
-      // The PodScheduled condition is status; kube's binding registry sets it in the same write.
-      await store.updateWith(
+      // One write, like kube's binding registry: spec.nodeName and PodScheduled=True together.
+      const updated = await store.updateWith(
         def,
         ns,
         name,
         ctx,
         (pod) => {
+          const spec = (pod.spec ?? {}) as JsonObject;
+          if (spec.nodeName) {
+            already = String(spec.nodeName);
+            return undefined;
+          }
+          if ((pod.metadata as JsonObject).deletionTimestamp) {
+            already = '';
+            return undefined;
+          }
+          spec.nodeName = node;
+          pod.spec = spec;
           const status = (pod.status ?? {}) as JsonObject;
           const conditions = ((status.conditions as JsonObject[] | undefined) ?? []).filter(
             (c) => c.type !== 'PodScheduled',
@@ -192,8 +179,18 @@ export function defaultExtensions(store: ObjectStore): Extensions {
           pod.status = { ...status, conditions };
           return pod;
         },
-        'status',
+        'binding',
       );
+      if (!updated) throw notFound(refOf(def), name);
+      if (already !== undefined) {
+        throw conflict(
+          refOf(def),
+          name,
+          already
+            ? `pod ${name} is already assigned to node "${already}"`
+            : `pod ${name} is being deleted, cannot be assigned to a host`,
+        );
+      }
       return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
     },
   };

@@ -1,6 +1,8 @@
 // A shared informer: one reflector + one store for a kind and scope, fanned out to any number of
-// event handlers. Objects in the store are shared with every reader and handler and must be
-// treated as immutable: copy (structuredClone) before changing one. Reads never copy.
+// event handlers. Objects handed out are shared with every reader and handler and must be treated
+// as immutable: copy (structuredClone) before changing one. Reads never copy, but the store keeps
+// JSON text (see store.ts), so once no one holds an object a later read gets a fresh, equal
+// instance: compare objects by resourceVersion, never by identity across reads.
 import type { Logger } from 'pino';
 import type { KubeClient } from '../client/client.ts';
 import type { KubeObject, ResourceType } from '../client/types.ts';
@@ -87,9 +89,13 @@ export class SharedInformer<T extends KubeObject> {
           labels: { kind: type.kind, group: type.group, scope: scopeText },
         }
       : undefined;
-    this.store = new Store<T>((index, obj, err) => {
-      this.countHandlerError();
-      this.logger.error({ index, object: objectKey(obj), err: describeError(err) }, 'index function threw');
+    this.store = new Store<T>({
+      onIndexError: (index, obj, err) => {
+        this.countHandlerError();
+        this.logger.error({ index, object: objectKey(obj), err: describeError(err) }, 'index function threw');
+      },
+      freezeObjects: this.opts.freezeObjects,
+      keepParsedObjects: this.opts.keepParsedObjects,
     });
     for (const [name, fn] of Object.entries(overrides.indexers ?? {})) this.store.addIndex(name, fn);
     this.reflector = new Reflector<T>({
@@ -287,7 +293,8 @@ export class SharedInformer<T extends KubeObject> {
   private onEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: T): void {
     const obj = this.prepare(raw);
     if (type === 'DELETED') {
-      this.store.remove(objectKey(obj));
+      // Handlers get the event's final state, so the cached copy need not be parsed.
+      this.store.discard(objectKey(obj));
       this.each((h) => h.onDelete?.(obj));
     } else {
       const old = this.store.get(objectKey(obj));

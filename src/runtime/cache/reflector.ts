@@ -110,6 +110,7 @@ export class Reflector<T extends KubeObject> {
           await this.listAndReplace();
           needList = false;
         }
+        if (this.stopped) break;
         const end = await this.watchOnce();
         if (this.stopped) break;
         this.count('watchRestarts', { reason: end.reason });
@@ -196,7 +197,11 @@ export class Reflector<T extends KubeObject> {
     const { clock } = options;
     const controller = new AbortController();
     const onStop = (): void => controller.abort(this.stopController.signal.reason);
-    this.stopController.signal.addEventListener('abort', onStop, { once: true });
+    // stop() can land between the list and this point (e.g. right after waitForSync resolved): an
+    // already-aborted signal never fires 'abort' again, and the watch would then stay open until the
+    // server's timeout or the watchdog, so stop() would hang for minutes.
+    if (this.stopped) onStop();
+    else this.stopController.signal.addEventListener('abort', onStop, { once: true });
 
     let watchdogFired = false;
     let timer: ReturnType<typeof clock.setTimeout> | undefined;

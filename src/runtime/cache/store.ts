@@ -1,6 +1,15 @@
 // The informer's object store: objects by key plus secondary indexes. A relist swaps the whole
 // content in one synchronous step and reports the differences, so readers never see half a relist.
+//
+// Representation: each object is held as its JSON text plus the values of its index functions,
+// not as a parsed object graph. A parsed ConfigMap costs ~2.6× its JSON size in V8 (a hidden
+// class, a property array and a string header per field); a one-byte string costs ~1× plus a
+// 16-byte header. Parsed objects are handed out through a WeakRef, so every caller holding an
+// object keeps sharing one instance, and the store re-parses on demand once they are all
+// collected. The cost moves to reads of objects nobody holds: a JSON.parse per object (listing
+// 50,000 cold ConfigMaps parses ~20 MB). `keepParsedObjects` restores the old trade-off.
 import type { KubeObject } from '../client/types.ts';
+import { deepFreeze } from './transform.ts';
 
 export type IndexFunc<T> = (obj: T) => string[];
 
@@ -31,32 +40,79 @@ export interface ReplaceDiff<T> {
   deleted: T[];
 }
 
-type Index = Map<string, Set<string>>;
+export interface StoreOptions<T> {
+  onIndexError?: (index: string, obj: T, err: unknown) => void;
+  /** Deep-freeze every object the store parses (objects passed in are the caller's business). */
+  freezeObjects?: boolean;
+  /** Hold parsed objects strongly (no JSON text); see `InformerOptions.keepParsedObjects`. */
+  keepParsedObjects?: boolean;
+}
+
+/** The values one index function returned for one object: none, one (the common case), or several. */
+type IndexValues = string | readonly string[] | undefined;
+
+/** Every index value of an index shares one string through its bucket, however many objects carry it. */
+interface Bucket {
+  readonly value: string;
+  readonly keys: Set<string>;
+}
+
+type Index = Map<string, Bucket>;
+
+class Entry<T extends object> {
+  constructor(
+    /** The object's JSON text; '' when parsed objects are kept strongly. */
+    public json: string,
+    /**
+     * Values of the stored indexes (every index but "namespace", which the key already spells), in
+     * `storedIndexes` order; undefined when all are empty. Kept so that removing or re-indexing an
+     * object never needs its parsed form.
+     */
+    public idx: IndexValues[] | undefined,
+    /** The parsed object: a WeakRef, or the object itself with `keepParsedObjects`. */
+    public ref: WeakRef<T> | T | undefined,
+  ) {}
+}
 
 export class Store<T extends KubeObject> {
-  private items = new Map<string, T>();
+  private entries = new Map<string, Entry<T>>();
   private readonly indexers = new Map<string, IndexFunc<T>>();
+  /** Indexes whose values live in `Entry.idx`, in slot order. */
+  private readonly storedIndexes: string[] = [];
   private indices = new Map<string, Index>();
+  private readonly onIndexError: (index: string, obj: T, err: unknown) => void;
+  private readonly freeze: boolean;
+  private readonly strong: boolean;
 
-  constructor(private readonly onIndexError: (index: string, obj: T, err: unknown) => void = () => {}) {
-    this.addIndex(NAMESPACE_INDEX, namespaceIndex);
+  /** `options` may also be the index error callback alone (the original signature). */
+  constructor(options: StoreOptions<T> | ((index: string, obj: T, err: unknown) => void) = {}) {
+    const o = typeof options === 'function' ? { onIndexError: options } : options;
+    this.onIndexError = o.onIndexError ?? (() => {});
+    this.freeze = o.freezeObjects ?? false;
+    this.strong = o.keepParsedObjects ?? false;
+    this.indexers.set(NAMESPACE_INDEX, namespaceIndex);
+    this.indices.set(NAMESPACE_INDEX, new Map());
     this.addIndex(OWNER_UID_INDEX, ownerUidIndex);
   }
 
   get size(): number {
-    return this.items.size;
+    return this.entries.size;
   }
 
   get(key: string): T | undefined {
-    return this.items.get(key);
+    const e = this.entries.get(key);
+    return e ? this.materialize(e) : undefined;
   }
 
   list(): T[] {
-    return [...this.items.values()];
+    const out = new Array<T>(this.entries.size);
+    let i = 0;
+    for (const e of this.entries.values()) out[i++] = this.materialize(e);
+    return out;
   }
 
   keys(): string[] {
-    return [...this.items.keys()];
+    return [...this.entries.keys()];
   }
 
   hasIndex(name: string): boolean {
@@ -70,42 +126,62 @@ export class Store<T extends KubeObject> {
   byIndex(name: string, value: string): T[] {
     const index = this.indices.get(name);
     if (!index) throw new Error(`no index named "${name}" (have: ${this.indexNames().join(', ')})`);
-    const keys = index.get(value);
-    if (!keys) return [];
+    const bucket = index.get(value);
+    if (!bucket) return [];
     const out: T[] = [];
-    for (const k of keys) {
-      const o = this.items.get(k);
-      if (o) out.push(o);
+    for (const k of bucket.keys) {
+      const e = this.entries.get(k);
+      if (e) out.push(this.materialize(e));
     }
     return out;
   }
 
-  /** Adds an index and builds it over the current content. */
+  /** Adds an index and builds it over the current content (parsing objects nobody holds). */
   addIndex(name: string, fn: IndexFunc<T>): void {
     if (this.indexers.has(name)) throw new Error(`index "${name}" already exists`);
-    this.indexers.set(name, fn);
+    const slot = this.storedIndexes.length;
     const index: Index = new Map();
-    for (const [key, obj] of this.items) this.indexInto(index, name, fn, key, obj);
+    for (const [key, e] of this.entries) {
+      const vs = this.values(name, fn, this.materialize(e));
+      if (vs.length === 0) continue;
+      const stored = intern(index, key, vs);
+      if (!e.idx) e.idx = new Array<IndexValues>(slot + 1).fill(undefined);
+      else while (e.idx.length <= slot) e.idx.push(undefined);
+      e.idx[slot] = stored;
+    }
+    this.indexers.set(name, fn);
+    this.storedIndexes.push(name);
     this.indices.set(name, index);
   }
 
   /** Inserts or replaces; returns the previous object. */
   upsert(obj: T): T | undefined {
     const key = objectKey(obj);
-    const old = this.items.get(key);
+    const old = this.entries.get(key);
+    const oldObj = old ? this.materialize(old) : undefined;
     if (old) this.unindex(key, old);
-    this.items.set(key, obj);
-    for (const [name, fn] of this.indexers) this.indexInto(this.indices.get(name)!, name, fn, key, obj);
-    return old;
+    const e = this.entry(obj, this.strong ? '' : compactJson(obj), true);
+    this.entries.set(key, e);
+    this.indexEntry(this.indices, key, e);
+    return oldObj;
   }
 
   /** Removes by key; returns the removed object. */
   remove(key: string): T | undefined {
-    const old = this.items.get(key);
+    const old = this.entries.get(key);
     if (!old) return undefined;
+    const oldObj = this.materialize(old);
+    this.discard(key);
+    return oldObj;
+  }
+
+  /** Removes by key without producing the removed object (no parse); returns whether it was there. */
+  discard(key: string): boolean {
+    const old = this.entries.get(key);
+    if (!old) return false;
     this.unindex(key, old);
-    this.items.delete(key);
-    return old;
+    this.entries.delete(key);
+    return true;
   }
 
   /**
@@ -114,33 +190,67 @@ export class Store<T extends KubeObject> {
    * changed (deleted and re-created while we were not watching) is reported as a delete plus an add.
    */
   replace(objs: T[]): ReplaceDiff<T> {
-    const items = new Map<string, T>();
+    const entries = new Map<string, Entry<T>>();
     const diff: ReplaceDiff<T> = { added: [], updated: [], deleted: [] };
     for (const obj of objs) {
       const key = objectKey(obj);
-      const old = this.items.get(key);
+      const old = this.entries.get(key);
+      const json = this.strong ? '' : compactJson(obj);
       if (!old) diff.added.push(obj);
-      else if (old.metadata.uid && obj.metadata.uid && old.metadata.uid !== obj.metadata.uid) {
-        diff.deleted.push(old);
-        diff.added.push(obj);
-      } else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) diff.updated.push([old, obj]);
-      else {
-        items.set(key, old);
+      // Same text, same resourceVersion and UID: skip the parse the comparison below would need.
+      else if (!this.strong && old.json === json) {
+        entries.set(key, old);
         continue;
+      } else {
+        const oldObj = this.materialize(old);
+        if (oldObj.metadata.uid && obj.metadata.uid && oldObj.metadata.uid !== obj.metadata.uid) {
+          diff.deleted.push(oldObj);
+          diff.added.push(obj);
+        } else if (oldObj.metadata.resourceVersion !== obj.metadata.resourceVersion) diff.updated.push([oldObj, obj]);
+        else {
+          entries.set(key, old);
+          continue;
+        }
       }
-      items.set(key, obj);
+      entries.set(key, this.entry(obj, json, false));
     }
-    for (const [key, old] of this.items) if (!items.has(key)) diff.deleted.push(old);
+    for (const [key, old] of this.entries) if (!entries.has(key)) diff.deleted.push(this.materialize(old));
 
     const indices = new Map<string, Index>();
-    for (const [name, fn] of this.indexers) {
-      const index: Index = new Map();
-      for (const [key, obj] of items) this.indexInto(index, name, fn, key, obj);
-      indices.set(name, index);
-    }
-    this.items = items;
+    for (const name of this.indexers.keys()) indices.set(name, new Map());
+    for (const [key, e] of entries) this.indexEntry(indices, key, e);
+    this.entries = entries;
     this.indices = indices;
     return diff;
+  }
+
+  /** The parsed object: the live instance if anyone still holds it, else a fresh parse. */
+  private materialize(e: Entry<T>): T {
+    if (this.strong) return e.ref as T;
+    const live = (e.ref as WeakRef<T> | undefined)?.deref();
+    if (live) return live;
+    const obj = JSON.parse(e.json) as T;
+    if (this.freeze) deepFreeze(obj);
+    e.ref = new WeakRef(obj);
+    return obj;
+  }
+
+  /**
+   * A new entry with the (not yet interned) values of every stored index. `share`: hand out `obj`
+   * itself on the next reads while it lives. A relist does not: a WeakRef keeps its target alive until
+   * the current macrotask ends, so 50,000 of them would double the heap exactly while a large sync
+   * finishes, and they would cost 32 bytes per object after they cleared.
+   */
+  private entry(obj: T, json: string, share: boolean): Entry<T> {
+    let idx: IndexValues[] | undefined;
+    for (let slot = 0; slot < this.storedIndexes.length; slot++) {
+      const name = this.storedIndexes[slot]!;
+      const vs = this.values(name, this.indexers.get(name)!, obj);
+      if (vs.length === 0) continue;
+      idx ??= new Array<IndexValues>(this.storedIndexes.length).fill(undefined);
+      idx[slot] = vs.length === 1 ? vs[0] : vs;
+    }
+    return new Entry<T>(json, idx, this.strong ? obj : share ? new WeakRef(obj) : undefined);
   }
 
   private values(name: string, fn: IndexFunc<T>, obj: T): string[] {
@@ -152,23 +262,68 @@ export class Store<T extends KubeObject> {
     }
   }
 
-  private indexInto(index: Index, name: string, fn: IndexFunc<T>, key: string, obj: T): void {
-    for (const v of this.values(name, fn, obj)) {
-      let set = index.get(v);
-      if (!set) index.set(v, (set = new Set()));
-      set.add(key);
+  /** Adds `key` to every index it belongs to, swapping the entry's values for the buckets' shared strings. */
+  private indexEntry(indices: Map<string, Index>, key: string, e: Entry<T>): void {
+    const ns = namespaceOfKey(key);
+    if (ns !== undefined) intern(indices.get(NAMESPACE_INDEX)!, key, [ns]);
+    if (!e.idx) return;
+    for (let slot = 0; slot < e.idx.length; slot++) {
+      const v = e.idx[slot];
+      if (v === undefined) continue;
+      e.idx[slot] = intern(indices.get(this.storedIndexes[slot]!)!, key, typeof v === 'string' ? [v] : v);
     }
   }
 
-  private unindex(key: string, obj: T): void {
-    for (const [name, fn] of this.indexers) {
-      const index = this.indices.get(name)!;
-      for (const v of this.values(name, fn, obj)) {
-        const set = index.get(v);
-        if (!set) continue;
-        set.delete(key);
-        if (set.size === 0) index.delete(v);
-      }
+  private unindex(key: string, e: Entry<T>): void {
+    const ns = namespaceOfKey(key);
+    if (ns !== undefined) drop(this.indices.get(NAMESPACE_INDEX)!, key, ns);
+    if (!e.idx) return;
+    for (let slot = 0; slot < e.idx.length; slot++) {
+      const v = e.idx[slot];
+      if (v === undefined) continue;
+      const index = this.indices.get(this.storedIndexes[slot]!)!;
+      if (typeof v === 'string') drop(index, key, v);
+      else for (const x of v) drop(index, key, x);
     }
   }
+}
+
+/** Namespaces and names cannot contain "/", so the key spells the namespace index's only value. */
+function namespaceOfKey(key: string): string | undefined {
+  const slash = key.indexOf('/');
+  return slash < 0 ? undefined : key.slice(0, slash);
+}
+
+function intern(index: Index, key: string, vs: readonly string[]): IndexValues {
+  const out: string[] = [];
+  for (const v of vs) {
+    let bucket = index.get(v);
+    if (!bucket) index.set(v, (bucket = { value: v, keys: new Set() }));
+    bucket.keys.add(key);
+    if (!out.includes(bucket.value)) out.push(bucket.value);
+  }
+  return out.length === 0 ? undefined : out.length === 1 ? out[0] : out;
+}
+
+function drop(index: Index, key: string, v: string): void {
+  const bucket = index.get(v);
+  if (!bucket) return;
+  bucket.keys.delete(key);
+  if (bucket.keys.size === 0) index.delete(v);
+}
+
+/** Characters V8 cannot keep in a one-byte string. */
+const WIDE = /[\u0100-\uffff]/;
+const WIDE_ALL = /[\u0100-\uffff]/g;
+
+/**
+ * The object's JSON text, kept in V8's one-byte representation where that is smaller: a single
+ * character above U+00FF makes the whole string two bytes per character, so such characters are
+ * written as \uXXXX escapes (JSON.parse reads them back unchanged) unless most of the text is wide.
+ */
+export function compactJson(obj: unknown): string {
+  const json = JSON.stringify(obj);
+  if (!WIDE.test(json)) return json;
+  const escaped = json.replace(WIDE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escaped.length < json.length * 2 ? escaped : json;
 }

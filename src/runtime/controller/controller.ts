@@ -2,6 +2,7 @@
 // workers calling the reconciler. It is a leader-elected Runnable and can be started again after it
 // stopped (when this replica wins the lease back), each run with a fresh queue.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import { CacheSyncTimeoutError } from '../cache/informer.ts';
 import type { KubeObject } from '../client/types.ts';
@@ -120,6 +121,8 @@ export class Controller implements Runnable {
       ...(this.opts.metricsRegistry ? { metricsRegistry: this.opts.metricsRegistry } : {}),
     });
     const run: Run = { queue, hardStop: new AbortController() };
+    // Every in-flight reconcile's requests listen on this one signal: many workers are not a leak.
+    setMaxListeners(Math.max(10, this.workers * 4), run.hardStop.signal);
     this.run = run;
     try {
       for (const s of this.sources) this.register(s);

@@ -1,0 +1,157 @@
+// POSTs an AdmissionReview to one webhook over HTTPS, the way kube-apiserver's webhook client
+// does: the server is verified against `caBundle` (system roots without one), a Service reference
+// is dialled at the address the resolver gives but verified as `<name>.<namespace>.svc`, and the
+// whole exchange is bounded by timeoutSeconds. Failures are described in the Go client's words,
+// since operators grep for them.
+import { request } from 'node:https';
+import { isIP } from 'node:net';
+import type { ServiceResolver, Webhook } from './types.ts';
+
+const MAX_RESPONSE_BYTES = 32 << 20;
+
+class Deadline extends Error {
+  constructor() {
+    super('context deadline exceeded');
+  }
+}
+
+/** Why the call failed, already prefixed with `Post "<url>": ` where Go's client would. */
+export class TransportError extends Error {}
+
+interface Target {
+  /** The URL as kube-apiserver would show it, `?timeout=` included. */
+  display: string;
+  host: string;
+  port: number;
+  path: string;
+  servername?: string;
+}
+
+const UNKNOWN_AUTHORITY = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
+function describe(err: NodeJS.ErrnoException & { reason?: string }, target: Target): string {
+  if (err instanceof Deadline) return err.message;
+  const code = err.code ?? '';
+  if (UNKNOWN_AUTHORITY.has(code))
+    return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return `tls: failed to verify certificate: x509: ${hostMismatch(err, target)}`;
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
+  }
+  if (code === 'ECONNREFUSED') return `dial tcp ${target.host}:${target.port}: connect: connection refused`;
+  return err.message;
+}
+
+/** crypto/x509's HostnameError text, from the SANs Node reports on the error. */
+function hostMismatch(err: Error & { cert?: { subjectaltname?: string } }, target: Target): string {
+  const host = target.servername ?? target.host;
+  const sans = (err.cert?.subjectaltname ?? '').split(', ').filter(Boolean);
+  if (isIP(host)) {
+    const ips = sans.filter((s) => s.startsWith('IP Address:')).map((s) => s.slice('IP Address:'.length));
+    if (ips.length === 0) return `cannot validate certificate for ${host} because it doesn't contain any IP SANs`;
+    return `certificate is valid for ${ips.join(', ')}, not ${host}`;
+  }
+  const names = sans.filter((s) => s.startsWith('DNS:')).map((s) => s.slice('DNS:'.length));
+  if (names.length === 0) return `certificate is not valid for any names, but wanted to match ${host}`;
+  return `certificate is valid for ${names.join(', ')}, not ${host}`;
+}
+
+async function resolveTarget(hook: Webhook, resolver: ServiceResolver): Promise<Target> {
+  const timeoutParam = `timeout=${hook.timeoutSeconds}s`;
+  const cc = hook.clientConfig;
+  if (cc.service) {
+    const s = cc.service;
+    const servername = `${s.name}.${s.namespace}.svc`;
+    const path = s.path ?? '';
+    const display = `https://${servername}:${s.port}${path}?${timeoutParam}`;
+    let addr;
+    try {
+      addr = await resolver(s.namespace, s.name, s.port);
+    } catch (e) {
+      throw new TransportError(`Post "${display}": ${(e as Error).message}`);
+    }
+    return { display, host: addr.host, port: addr.port, path: `${path || '/'}?${timeoutParam}`, servername };
+  }
+  if (!cc.url) throw new TransportError('neither clientConfig.url nor clientConfig.service is set');
+  let url: URL;
+  try {
+    url = new URL(cc.url);
+  } catch {
+    throw new TransportError(`parse "${cc.url}": invalid URL`);
+  }
+  url.search = url.search ? `${url.search}&${timeoutParam}` : `?${timeoutParam}`;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return {
+    display: url.href,
+    host,
+    port: url.port ? Number(url.port) : 443,
+    path: `${url.pathname}${url.search}`,
+    // SNI carries names only; an IP host is checked against the certificate's IP SANs.
+    ...(isIP(host) ? {} : { servername: host }),
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  body: string;
+}
+
+export async function postReview(hook: Webhook, body: string, resolver: ServiceResolver): Promise<RawResponse> {
+  const target = await resolveTarget(hook, resolver);
+  return new Promise<RawResponse>((resolve, reject) => {
+    const fail = (e: Error) => reject(new TransportError(`Post "${target.display}": ${describe(e, target)}`));
+    let req: ReturnType<typeof request>;
+    try {
+      req = request({
+        host: target.host,
+        port: target.port,
+        path: target.path,
+        method: 'POST',
+        ...(target.servername ? { servername: target.servername } : {}),
+        ...(hook.clientConfig.caPem ? { ca: hook.clientConfig.caPem } : {}),
+        // A private connection per call: no keep-alive socket outlives the request (and a
+        // webhook server can shut down as soon as it has answered).
+        agent: false,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, */*',
+          'Content-Length': Buffer.byteLength(body),
+          'User-Agent': 'kube-apiserver-admission',
+        },
+      });
+    } catch (e) {
+      // An unparseable caBundle surfaces here, before any I/O.
+      fail(e as Error);
+      return;
+    }
+    const timer = setTimeout(() => req.destroy(new Deadline()), hook.timeoutSeconds * 1000);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      fail(e);
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_RESPONSE_BYTES) req.destroy(new Error(`response body larger than ${MAX_RESPONSE_BYTES} bytes`));
+        else chunks.push(c);
+      });
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', () => {
+        // Reported through req's 'error' (destroy above, or a reset connection).
+      });
+    });
+    req.end(body);
+  });
+}

@@ -1,0 +1,17 @@
+export {
+  API_VERSION,
+  ConditionTypes,
+  GROUP,
+  PEERPOD_FINALIZER,
+  PHASES,
+  PeerPods,
+  VERSION,
+  peerPodOpenApiSchema,
+  peerPodSpecSchema,
+  peerPodStatusSchema,
+} from './peerpod.ts';
+export type { PeerPod, PeerPodPhase, PeerPodSpec, PeerPodStatus } from './peerpod.ts';
+export { PEERPOD_CRD_NAME, allCrds, peerPodCrd } from './crd.ts';
+export { s } from './schema.ts';
+export type { JsonSchema, Schema, Static } from './schema.ts';
+export * from './peerpodconfig.ts';

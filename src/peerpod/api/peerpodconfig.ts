@@ -1,0 +1,184 @@
+// PeerPodConfig (confidentialcontainers.org/v1alpha1): how many pod VMs the cluster may run and on
+// which nodes, plus the names of the adaptor's ConfigMap and Secret. The TypeScript type and the CRD
+// schema come from the same builders, so they cannot drift.
+//
+// Wire compatibility with upstream (peerpodconfig-ctrl, removed in 2024): `limit` is a string there.
+// We accept a string of digits or an integer (x-kubernetes-int-or-string with a pattern), so
+// upstream objects apply unchanged — except `""`, which upstream read as "1" and we reject: exactly
+// one of `limit` (cluster-wide, spread over the nodes) or `limitPerNode` must be set. That rule is a
+// `oneOf` of `required`s because the embedded server does not evaluate CEL.
+import { customResource } from '../../runtime/index.ts';
+import type { Condition, KubeObject } from '../../runtime/index.ts';
+import { s } from './schema.ts';
+import type { JsonSchema, Schema, Static } from './schema.ts';
+import { GROUP, VERSION } from './peerpod.ts';
+
+export const PeerPodConfigs = customResource(GROUP, VERSION, 'PeerPodConfig', 'peerpodconfigs', true);
+export const PEERPODCONFIG_CRD_NAME = `peerpodconfigs.${GROUP}`;
+
+/** The finalizer that lets the controller take the extended resource off the nodes on delete. */
+export const PEERPODCONFIG_FINALIZER = 'peerpodconfig.confidentialcontainers.org/finalizer';
+
+export const DEFAULT_CLOUD_SECRET_NAME = 'peer-pods-secret';
+export const DEFAULT_CONFIGMAP_NAME = 'peer-pods-cm';
+export const DEFAULT_NODE_SELECTOR: Readonly<Record<string, string>> = Object.freeze({
+  'node.kubernetes.io/worker': '',
+});
+/** Largest accepted limit: far above any cloud quota, small enough to never overflow anything. */
+export const MAX_LIMIT = 999_999;
+
+export const PeerPodConfigConditions = {
+  /** The extended resource is on every selected node with its share. */
+  CapacityAdvertised: 'CapacityAdvertised',
+  /** The adaptor DaemonSet matches the spec. */
+  AdaptorDeployed: 'AdaptorDeployed',
+  /** The webhook Deployment, Service, certificate Secret and MutatingWebhookConfiguration match. */
+  WebhookDeployed: 'WebhookDeployed',
+  /** All of the above. */
+  Ready: 'Ready',
+} as const;
+
+// The shared DSL covers the PeerPod CRD; these few constructs only this CRD needs are built here
+// rather than widening a file another API owns.
+type ExtSchema = JsonSchema & {
+  pattern?: string;
+  maximum?: number;
+  default?: unknown;
+  additionalProperties?: JsonSchema;
+  oneOf?: Array<{ required: string[] }>;
+  'x-kubernetes-int-or-string'?: true;
+};
+
+function ext<T>(json: ExtSchema): Schema<T> {
+  return { json };
+}
+
+const conditionSchema = s.object(
+  {
+    type: s.string(),
+    status: s.enum(['True', 'False', 'Unknown'] as const),
+    observedGeneration: s.integer({ minimum: 0 }),
+    lastTransitionTime: s.dateTime(),
+    reason: s.string(),
+    message: s.string(),
+  },
+  { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] },
+);
+
+const specFields = s.object({
+  instanceType: s.string({ description: 'Accepted for compatibility with upstream; unused (as upstream).' }),
+  limit: ext<number | string>({
+    'x-kubernetes-int-or-string': true,
+    // Applies to the string form; minimum/maximum to the integer form.
+    pattern: `^[0-9]{1,${String(MAX_LIMIT).length}}$`,
+    minimum: 0,
+    maximum: MAX_LIMIT,
+    description:
+      'Pod VMs for the whole cluster, spread as evenly as possible over the selected nodes (sorted node names get ' +
+      'the remainder first). An integer or a string of digits (upstream wrote a string). Exclusive with limitPerNode.',
+  }),
+  limitPerNode: ext<number>({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_LIMIT,
+    description: 'Pod VMs per selected node (the model the adaptor later adopted). Exclusive with limit.',
+  }),
+  cloudSecretName: ext<string>({
+    type: 'string',
+    default: DEFAULT_CLOUD_SECRET_NAME,
+    description: 'Secret with the cloud credentials, passed to the adaptor with envFrom.',
+  }),
+  configMapName: ext<string>({
+    type: 'string',
+    default: DEFAULT_CONFIGMAP_NAME,
+    description: 'ConfigMap with the adaptor settings, passed to the adaptor with envFrom.',
+  }),
+  nodeSelector: ext<Record<string, string>>({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    default: { ...DEFAULT_NODE_SELECTOR },
+    description: 'Labels of the nodes that run the adaptor and get the kata.peerpods.io/vm capacity.',
+  }),
+});
+
+export const peerPodConfigSpecSchema = ext<Static<typeof specFields>>({
+  ...specFields.json,
+  description: 'Set exactly one of limit and limitPerNode.',
+  oneOf: [{ required: ['limit'] }, { required: ['limitPerNode'] }],
+});
+
+const allocationSchema = s.object(
+  {
+    node: s.string(),
+    vms: s.integer({ minimum: 0, description: 'kata.peerpods.io/vm advertised on this node.' }),
+  },
+  { required: ['node', 'vms'] },
+);
+
+export const peerPodConfigStatusSchema = s.object({
+  setupCompleted: s.boolean({ description: 'Capacity advertised, adaptor and webhook deployed.' }),
+  observedGeneration: s.integer({ minimum: 0 }),
+  nodes: s.integer({ minimum: 0, description: 'Selected nodes.' }),
+  totalVMs: s.integer({ minimum: 0, description: 'Sum of the allocation.' }),
+  allocation: s.array(allocationSchema, { listType: 'map', mapKeys: ['node'] }),
+  conditions: s.array(conditionSchema, { listType: 'map', mapKeys: ['type'] }),
+});
+
+export type PeerPodConfigSpec = Static<typeof peerPodConfigSpecSchema>;
+export type PeerPodConfigStatus = Static<typeof peerPodConfigStatusSchema>;
+
+export interface PeerPodConfig extends KubeObject {
+  spec: PeerPodConfigSpec;
+  status?: PeerPodConfigStatus & { conditions?: Condition[] };
+}
+
+export const peerPodConfigOpenApiSchema = s.object({
+  apiVersion: s.string(),
+  kind: s.string(),
+  metadata: s.object({}),
+  spec: peerPodConfigSpecSchema,
+  status: peerPodConfigStatusSchema,
+});
+
+export function peerPodConfigCrd(): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: PEERPODCONFIG_CRD_NAME },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: {
+        kind: 'PeerPodConfig',
+        listKind: 'PeerPodConfigList',
+        plural: 'peerpodconfigs',
+        singular: 'peerpodconfig',
+        shortNames: ['ppc'],
+      },
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [
+            { name: 'Limit', type: 'string', jsonPath: '.spec.limit' },
+            { name: 'Per-Node', type: 'integer', jsonPath: '.spec.limitPerNode' },
+            { name: 'Nodes', type: 'integer', jsonPath: '.status.nodes' },
+            { name: 'VMs', type: 'integer', jsonPath: '.status.totalVMs' },
+            { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          schema: { openAPIV3Schema: structuredClone(peerPodConfigOpenApiSchema.json) },
+        },
+      ],
+    },
+  };
+}
+
+/** `spec.limit` as a number (the schema guarantees digits); undefined when limitPerNode is used. */
+export function parseLimit(limit: number | string | undefined): number | undefined {
+  if (limit === undefined) return undefined;
+  const n = typeof limit === 'number' ? limit : Number.parseInt(limit, 10);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}

@@ -1,0 +1,75 @@
+// A tiny schema DSL: each builder returns the OpenAPI v3 (structural) schema the CRD needs and
+// carries the matching TypeScript type, so `Static<typeof X>` and the generated CRD YAML can never
+// drift apart. Only the constructs our CRDs use are here.
+
+/** The structural-schema subset our CRDs emit. */
+export interface JsonSchema {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'boolean' | 'number';
+  description?: string;
+  format?: string;
+  enum?: readonly string[];
+  minimum?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+}
+
+/** A schema node; `T` exists only for type inference (`__type` is never set). */
+export interface Schema<T> {
+  readonly json: JsonSchema;
+  readonly __type?: T;
+}
+
+export type Static<S> = S extends Schema<infer T> ? T : never;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+type ObjectType<P extends Record<string, Schema<unknown>>, R extends keyof P> = Simplify<
+  { [K in R]: Static<P[K]> } & { [K in Exclude<keyof P, R>]?: Static<P[K]> }
+>;
+
+interface Doc {
+  description?: string;
+}
+
+function node<T>(json: JsonSchema): Schema<T> {
+  return { json };
+}
+
+function doc(opts: Doc | undefined): JsonSchema {
+  return opts?.description ? { description: opts.description } : {};
+}
+
+export const s = {
+  string: (opts?: Doc): Schema<string> => node({ type: 'string', ...doc(opts) }),
+  dateTime: (opts?: Doc): Schema<string> => node({ type: 'string', format: 'date-time', ...doc(opts) }),
+  integer: (opts?: Doc & { minimum?: number }): Schema<number> =>
+    node({ type: 'integer', ...doc(opts), ...(opts?.minimum !== undefined ? { minimum: opts.minimum } : {}) }),
+  boolean: (opts?: Doc): Schema<boolean> => node({ type: 'boolean', ...doc(opts) }),
+  enum: <const V extends readonly string[]>(values: V, opts?: Doc): Schema<V[number]> =>
+    node({ type: 'string', enum: values, ...doc(opts) }),
+  array: <I>(items: Schema<I>, opts?: Doc & { listType?: 'atomic' | 'set' | 'map'; mapKeys?: string[] }): Schema<I[]> =>
+    node({
+      type: 'array',
+      items: items.json,
+      ...doc(opts),
+      ...(opts?.listType ? { 'x-kubernetes-list-type': opts.listType } : {}),
+      ...(opts?.mapKeys ? { 'x-kubernetes-list-map-keys': opts.mapKeys } : {}),
+    }),
+  object: <P extends Record<string, Schema<unknown>>, R extends keyof P & string = never>(
+    properties: P,
+    opts?: Doc & { required?: readonly R[] },
+  ): Schema<ObjectType<P, R>> => {
+    const props: Record<string, JsonSchema> = {};
+    for (const [k, v] of Object.entries(properties)) props[k] = v.json;
+    return node({
+      type: 'object',
+      ...doc(opts),
+      // `metadata` is declared as a bare object, as controller-gen does; the server owns its schema.
+      ...(Object.keys(props).length ? { properties: props } : {}),
+      ...(opts?.required?.length ? { required: [...opts.required] } : {}),
+    });
+  },
+};

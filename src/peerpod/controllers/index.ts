@@ -1,0 +1,2 @@
+export * from './peerpod/index.ts';
+export { Semaphore } from './semaphore.ts';

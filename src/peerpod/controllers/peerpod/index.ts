@@ -1,0 +1,110 @@
+// The PeerPod controller: wires the informers, the provider pool, the reconciler and the orphan
+// sweep onto a runtime Manager.
+import { isDeepStrictEqual } from 'node:util';
+import { ConfigMaps, ControllerBuilder, Secrets, runnableFunc } from '../../../runtime/index.ts';
+import type { Controller, Manager, Predicate, Request } from '../../../runtime/index.ts';
+import { ConditionTypes, PeerPods } from '../../api/index.ts';
+import type { PeerPod } from '../../api/index.ts';
+import { InformerCredentials, nameScope } from './credentials.ts';
+import type { DataObject } from './credentials.ts';
+import { peerPodMetrics } from './metrics.ts';
+import { CONTROLLER_NAME, resolveOptions } from './options.ts';
+import type { PeerPodControllerOptions, ResolvedOptions } from './options.ts';
+import { ProviderPool } from './provider-pool.ts';
+import { peerPodReconciler } from './reconciler.ts';
+import { OrphanSweeper } from './sweep.ts';
+import { conditionStatus } from './status.ts';
+
+export interface PeerPodController {
+  controller: Controller;
+  sweeper: OrphanSweeper;
+  pool: ProviderPool;
+  options: ResolvedOptions;
+}
+
+/**
+ * Our own status writes come back as update events; reconciling on them would bypass the error
+ * backoff. Only what the reconcile reads (spec, deletion, finalizers, owners) lets an update through.
+ */
+export function ignoreStatusOnlyUpdates(): Predicate<PeerPod> {
+  return {
+    update: (o, n) =>
+      !isDeepStrictEqual(o.spec, n.spec) ||
+      o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
+      !isDeepStrictEqual(o.metadata.finalizers, n.metadata.finalizers) ||
+      !isDeepStrictEqual(o.metadata.ownerReferences, n.metadata.ownerReferences),
+  };
+}
+
+export function setupPeerPodController(manager: Manager, options: PeerPodControllerOptions): PeerPodController {
+  const opts = resolveOptions(options);
+  const log = manager.logger.child({ controller: CONTROLLER_NAME });
+  const peerPods = manager.informerFor<PeerPod>(PeerPods);
+  const cmScope = nameScope(opts.namespace, opts.configMapName);
+  const secretScope = nameScope(opts.namespace, opts.secretName);
+  const configMaps = manager.informerFor<DataObject>(ConfigMaps, cmScope);
+  const secrets = manager.informerFor<DataObject>(Secrets, secretScope);
+  const credentials = new InformerCredentials({ configMaps, secrets }, opts.namespace, {
+    configMap: opts.configMapName,
+    secret: opts.secretName,
+  });
+  const metrics = peerPodMetrics(manager.metricsRegistry);
+  const pool = new ProviderPool(credentials, opts, metrics, log);
+  const events = manager.getEventRecorder(`${CONTROLLER_NAME}-controller`);
+
+  // New settings may fix what failed: retry every PeerPod that is waiting on its provider.
+  const waitingOnProvider = (): Request[] =>
+    peerPods
+      .list()
+      .filter((pp) => pp.metadata.deletionTimestamp || conditionStatus(pp, ConditionTypes.ProviderReady) === 'False')
+      .map((pp) => ({ namespace: pp.metadata.namespace, name: pp.metadata.name as string }));
+
+  const controller = new ControllerBuilder(manager, CONTROLLER_NAME)
+    .for<PeerPod>(PeerPods, { predicates: [ignoreStatusOnlyUpdates()] })
+    .watches(ConfigMaps, waitingOnProvider, { scope: cmScope })
+    .watches(Secrets, waitingOnProvider, { scope: secretScope })
+    .withOptions({
+      maxConcurrentReconciles: opts.maxConcurrentReconciles,
+      ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
+    })
+    .complete(peerPodReconciler({ client: manager.client, peerPods, pool, credentials, events, opts, log }));
+
+  const sweeper = new OrphanSweeper({
+    client: manager.client,
+    peerPods,
+    waitFor: [configMaps, secrets],
+    pool,
+    credentials,
+    events,
+    metrics,
+    opts,
+    log,
+  });
+  manager.add(sweeper);
+  manager.add(
+    runnableFunc(
+      async (signal) => {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        await pool.close();
+      },
+      { needLeaderElection: false, name: 'peerpod-provider-pool' },
+    ),
+  );
+  return { controller, sweeper, pool, options: opts };
+}
+
+export {
+  CONTROLLER_NAME,
+  DEFAULT_CONFIGMAP,
+  DEFAULT_MAX_CONCURRENT_DELETES,
+  DEFAULT_MAX_CONCURRENT_RECONCILES,
+  DEFAULT_ORPHAN_GRACE_MS,
+  DEFAULT_SECRET,
+  DEFAULT_SWEEP_INTERVAL_MS,
+  LEADER_ELECTION_ID,
+} from './options.ts';
+export type { PeerPodControllerOptions, ProviderFactory } from './options.ts';
+export { ProviderPool, ProviderUnavailableError } from './provider-pool.ts';
+export { OrphanSweeper } from './sweep.ts';
+export type { SweepResult } from './sweep.ts';
+export { peerPodRbacRules } from './rbac.ts';

@@ -1,0 +1,100 @@
+// Reconciles the extended resource on nodes with a PeerPodConfig: the selected nodes get their
+// share, nodes we claimed that are no longer selected lose it. One failing node does not stop the
+// others; failures are returned so the caller reports them and retries.
+import type { KubeClient, Recorder } from '../../../runtime/index.ts';
+import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
+import { DEFAULT_NODE_SELECTOR, parseLimit } from '../../api/peerpodconfig.ts';
+import { advertise, ownerKey, ownerOf, withdraw } from './nodes.ts';
+import type { NodeObject } from './nodes.ts';
+import type { PeerPodConfigMetrics } from './metrics.ts';
+import { matchesSelector, spreadVms } from './spread.ts';
+
+export interface CapacityResult {
+  allocation: Array<{ node: string; vms: number }>;
+  /** "node: message" per failed node. */
+  failures: string[];
+  /** Nodes claimed by another PeerPodConfig and so left alone. */
+  contested: string[];
+  changed: string[];
+}
+
+export interface CapacityDeps {
+  client: KubeClient;
+  nodes: () => NodeObject[];
+  /** Whether a PeerPodConfig `namespace/name` still exists (a claim by a deleted one is void). */
+  configExists: (key: string) => boolean;
+  resource: string;
+  metrics: PeerPodConfigMetrics;
+  events: Recorder;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export async function syncCapacity(
+  deps: CapacityDeps,
+  cfg: PeerPodConfig,
+  signal: AbortSignal,
+): Promise<CapacityResult> {
+  const me = ownerKey(cfg);
+  const selector = cfg.spec.nodeSelector ?? DEFAULT_NODE_SELECTOR;
+  const all = deps.nodes();
+  const contested: string[] = [];
+  const eligible = all.filter((n) => {
+    if (n.metadata.deletionTimestamp || !matchesSelector(n, selector)) return false;
+    const owner = ownerOf(n);
+    if (owner && owner !== me && deps.configExists(owner)) {
+      contested.push(n.metadata.name as string);
+      return false;
+    }
+    return true;
+  });
+  const limit = parseLimit(cfg.spec.limit);
+  const shares = spreadVms(
+    eligible.map((n) => n.metadata.name as string),
+    limit !== undefined ? { limit } : { perNode: cfg.spec.limitPerNode ?? 0 },
+  );
+  const failures: string[] = [];
+  const changed: string[] = [];
+  for (const node of eligible) {
+    const name = node.metadata.name as string;
+    const vms = shares.get(name) ?? 0;
+    try {
+      if (await advertise(deps.client, node, deps.resource, vms, me, signal)) changed.push(`${name}=${vms}`);
+      deps.metrics.advertised.set({ node: name }, vms);
+    } catch (err) {
+      failures.push(`${name}: ${errorText(err)}`);
+    }
+  }
+  const chosen = new Set(eligible.map((n) => n.metadata.name as string));
+  for (const node of all) {
+    const name = node.metadata.name as string;
+    if (chosen.has(name) || ownerOf(node) !== me) continue;
+    try {
+      await withdraw(deps.client, node, deps.resource, signal);
+      deps.metrics.advertised.remove({ node: name });
+      changed.push(`${name}=removed`);
+    } catch (err) {
+      failures.push(`${name}: ${errorText(err)}`);
+    }
+  }
+  const allocation = [...shares].map(([node, vms]) => ({ node, vms }));
+  return { allocation, failures, contested, changed };
+}
+
+/** Takes the resource off every node this PeerPodConfig claimed (on delete). */
+export async function releaseAll(deps: CapacityDeps, cfg: PeerPodConfig, signal: AbortSignal): Promise<string[]> {
+  const me = ownerKey(cfg);
+  const failures: string[] = [];
+  for (const node of deps.nodes()) {
+    if (ownerOf(node) !== me) continue;
+    try {
+      await withdraw(deps.client, node, deps.resource, signal);
+      deps.metrics.advertised.remove({ node: node.metadata.name as string });
+    } catch (err) {
+      failures.push(`${node.metadata.name}: ${errorText(err)}`);
+    }
+  }
+  return failures;
+}

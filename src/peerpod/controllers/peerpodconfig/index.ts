@@ -1,0 +1,123 @@
+// The PeerPodConfig controller on a runtime Manager. Embeddable: another operator calls
+// setupPeerPodConfigController with its own manager (and options) to get node capacity, the adaptor
+// DaemonSet and the webhook managed alongside its own controllers.
+import { isDeepStrictEqual } from 'node:util';
+import {
+  ControllerBuilder,
+  DaemonSets,
+  Deployments,
+  MutatingWebhookConfigurations,
+  Nodes,
+  Secrets,
+  Services,
+} from '../../../runtime/index.ts';
+import type { Controller, KubeObject, Manager, Predicate, Request } from '../../../runtime/index.ts';
+import { PeerPodConfigs } from '../../api/peerpodconfig.ts';
+import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
+import { peerPodConfigMetrics } from './metrics.ts';
+import { OWNER_ANNOTATION, advertised } from './nodes.ts';
+import type { NodeObject } from './nodes.ts';
+import { MANAGED_BY, MANAGED_BY_LABEL, OWNER_NAMESPACE_LABEL, OWNER_NAME_LABEL } from './objects.ts';
+import { CONTROLLER_NAME, resolveOptions } from './options.ts';
+import type { PeerPodConfigControllerOptions, ResolvedOptions } from './options.ts';
+import { peerPodConfigReconciler } from './reconciler.ts';
+
+export interface PeerPodConfigController {
+  controller: Controller;
+  options: ResolvedOptions;
+}
+
+/** Status writes come back as update events; only what the reconcile reads lets an update through. */
+function specOrLifecycleChanged(): Predicate<KubeObject> {
+  return {
+    update: (o, n) =>
+      o.metadata.generation !== n.metadata.generation ||
+      o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
+      !isDeepStrictEqual(o.metadata.finalizers, n.metadata.finalizers),
+  };
+}
+
+/** Heartbeats rewrite node status every few seconds; only labels, our claim and our resource matter. */
+function nodeChanged(resource: string): Predicate<NodeObject> {
+  return {
+    update: (o, n) =>
+      !isDeepStrictEqual(o.metadata.labels, n.metadata.labels) ||
+      o.metadata.annotations?.[OWNER_ANNOTATION] !== n.metadata.annotations?.[OWNER_ANNOTATION] ||
+      o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
+      !isDeepStrictEqual(advertised(o, resource), advertised(n, resource)),
+  };
+}
+
+export function setupPeerPodConfigController(
+  manager: Manager,
+  options: PeerPodConfigControllerOptions = {},
+): PeerPodConfigController {
+  const opts = resolveOptions(options);
+  const configs = manager.informerFor<PeerPodConfig>(PeerPodConfigs);
+  const nodes = manager.informerFor<NodeObject>(Nodes);
+  const metrics = peerPodConfigMetrics(manager.metricsRegistry);
+  const events = manager.getEventRecorder(`${CONTROLLER_NAME}-controller`);
+  const managed = { scope: { labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` } };
+
+  // A node change can move every config's spread (a join re-spreads the limit): requeue them all.
+  const allConfigs = (): Request[] =>
+    configs.list().map((c) => ({ namespace: c.metadata.namespace, name: c.metadata.name as string }));
+  const ownerOfWebhookConfig = (o: KubeObject): Request[] => {
+    const l = o.metadata.labels ?? {};
+    const ns = l[OWNER_NAMESPACE_LABEL];
+    const name = l[OWNER_NAME_LABEL];
+    return ns && name ? [{ namespace: ns, name }] : [];
+  };
+
+  let builder = new ControllerBuilder(manager, CONTROLLER_NAME)
+    .for(PeerPodConfigs, { predicates: [specOrLifecycleChanged()] })
+    .watches<NodeObject>(Nodes, allConfigs, { predicates: [nodeChanged(opts.extendedResource)] })
+    .owns(DaemonSets, managed);
+  if (opts.webhook) {
+    builder = builder
+      .owns(Deployments, managed)
+      .owns(Services, managed)
+      .owns(Secrets, managed)
+      .watches(MutatingWebhookConfigurations, ownerOfWebhookConfig, managed);
+  }
+  const controller = builder
+    .withOptions({
+      maxConcurrentReconciles: opts.maxConcurrentReconciles,
+      ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
+    })
+    .complete(
+      peerPodConfigReconciler({
+        client: manager.client,
+        config: (ns, name) => configs.get(ns, name),
+        nodes: () => nodes.list(),
+        configExists: (key) => {
+          const [ns, name] = key.split('/');
+          return configs.get(ns, name) !== undefined;
+        },
+        resource: opts.extendedResource,
+        opts,
+        clock: manager.clock,
+        events,
+        metrics,
+        log: manager.logger.child({ controller: CONTROLLER_NAME }),
+      }),
+    );
+  return { controller, options: opts };
+}
+
+export {
+  CONTROLLER_NAME,
+  DEFAULT_ADAPTOR_IMAGE,
+  DEFAULT_EXCLUDED_NAMESPACES,
+  DEFAULT_WEBHOOK_IMAGE,
+} from './options.ts';
+export type { PeerPodConfigControllerOptions, WebhookDeployOptions } from './options.ts';
+export {
+  ADAPTOR_DAEMONSET,
+  WEBHOOK_DEPLOYMENT,
+  WEBHOOK_SECRET,
+  WEBHOOK_SERVICE,
+  webhookConfigurationName,
+} from './objects.ts';
+export { OWNER_ANNOTATION } from './nodes.ts';
+export { spreadVms } from './spread.ts';

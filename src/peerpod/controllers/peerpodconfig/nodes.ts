@@ -1,0 +1,85 @@
+// The extended resource on Node status, and the annotation recording which PeerPodConfig put it
+// there. The annotation is what lets us take the resource off nodes that left the selector (or on
+// delete) without touching nodes another PeerPodConfig — or a per-node adaptor — manages.
+import { Nodes } from '../../../runtime/index.ts';
+import type { KubeObject } from '../../../runtime/index.ts';
+import type { HelperClient } from '../../../runtime/index.ts';
+
+export const OWNER_ANNOTATION = 'peerpodconfig.confidentialcontainers.org/owner';
+
+export interface NodeObject extends KubeObject {
+  status?: { capacity?: Record<string, string>; allocatable?: Record<string, string> };
+}
+
+export function ownerKey(cfg: KubeObject): string {
+  return `${cfg.metadata.namespace}/${cfg.metadata.name}`;
+}
+
+export function ownerOf(node: KubeObject): string | undefined {
+  return node.metadata.annotations?.[OWNER_ANNOTATION];
+}
+
+/** RFC 6901 escaping: `kata.peerpods.io/vm` becomes `kata.peerpods.io~1vm`. */
+function pointer(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function advertised(node: NodeObject, resource: string): { capacity?: string; allocatable?: string } {
+  return { capacity: node.status?.capacity?.[resource], allocatable: node.status?.allocatable?.[resource] };
+}
+
+/** Claims the node and sets `resource` to `count` in capacity and allocatable; writes only what differs. */
+export async function advertise(
+  client: HelperClient,
+  node: NodeObject,
+  resource: string,
+  count: number,
+  owner: string,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const name = node.metadata.name as string;
+  let wrote = false;
+  if (ownerOf(node) !== owner) {
+    // Claim first: if we crash after the status write, the next reconcile still knows the node is ours.
+    await client.patch(Nodes, name, undefined, { metadata: { annotations: { [OWNER_ANNOTATION]: owner } } }, 'merge', {
+      signal,
+    });
+    wrote = true;
+  }
+  const value = String(count);
+  const ops: unknown[] = [];
+  for (const field of ['capacity', 'allocatable'] as const) {
+    const list = node.status?.[field];
+    if (list?.[resource] === value) continue;
+    // `add` on a missing parent fails, and a node that just registered may have no list yet.
+    ops.push(
+      list
+        ? { op: 'add', path: `/status/${field}/${pointer(resource)}`, value }
+        : { op: 'add', path: `/status/${field}`, value: { [resource]: value } },
+    );
+  }
+  if (ops.length > 0) {
+    await client.patch(Nodes, name, undefined, ops, 'json', { subresource: 'status', signal });
+    wrote = true;
+  }
+  return wrote;
+}
+
+/** Takes `resource` off the node and drops our claim. */
+export async function withdraw(
+  client: HelperClient,
+  node: NodeObject,
+  resource: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const name = node.metadata.name as string;
+  const ops = (['capacity', 'allocatable'] as const)
+    .filter((f) => node.status?.[f]?.[resource] !== undefined)
+    .map((f) => ({ op: 'remove', path: `/status/${f}/${pointer(resource)}` }));
+  if (ops.length > 0) await client.patch(Nodes, name, undefined, ops, 'json', { subresource: 'status', signal });
+  if (ownerOf(node) !== undefined) {
+    await client.patch(Nodes, name, undefined, { metadata: { annotations: { [OWNER_ANNOTATION]: null } } }, 'merge', {
+      signal,
+    });
+  }
+}

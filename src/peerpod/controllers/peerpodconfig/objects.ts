@@ -1,0 +1,188 @@
+// The objects a PeerPodConfig deploys, as pure builders. Names and shapes are upstream's
+// (peerpodconfig-ctrl's DaemonSet, OSC's ppwebhook.go and the webhook chart) so existing RBAC,
+// dashboards and docs keep working. Values are written the way the API server stores them
+// (canonical quantities, explicit protocols), so the derivative compare sees no false drift.
+import type { KubeObject } from '../../../runtime/index.ts';
+import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
+import { DEFAULT_CLOUD_SECRET_NAME, DEFAULT_CONFIGMAP_NAME, DEFAULT_NODE_SELECTOR } from '../../api/peerpodconfig.ts';
+import { MUTATE_POD_PATH } from '../../webhook/handler.ts';
+import type { ResolvedOptions, ResolvedWebhookOptions } from './options.ts';
+
+export const ADAPTOR_DAEMONSET = 'peerpodconfig-ctrl-caa-daemon';
+export const WEBHOOK_DEPLOYMENT = 'peer-pods-webhook';
+export const WEBHOOK_SERVICE = 'peer-pods-webhook-svc';
+export const WEBHOOK_SECRET = 'peer-pods-webhook-svc-secret';
+export const WEBHOOK_NAME = 'mwebhook.peerpods.io';
+export const WEBHOOK_PORT = 9443;
+export const WEBHOOK_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs';
+const WEBHOOK_PROBE_PORT = 8081;
+
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'peerpodconfig-controller';
+/** On the cluster-scoped MutatingWebhookConfiguration, which cannot have a namespaced owner. */
+export const OWNER_NAMESPACE_LABEL = 'peerpodconfig.confidentialcontainers.org/namespace';
+export const OWNER_NAME_LABEL = 'peerpodconfig.confidentialcontainers.org/name';
+
+/** One MutatingWebhookConfiguration per namespace, so two installs in two namespaces never collide. */
+export function webhookConfigurationName(namespace: string): string {
+  return `peer-pods-webhook-${namespace}`;
+}
+
+export function serviceDnsNames(namespace: string): string[] {
+  const svc = WEBHOOK_SERVICE;
+  return [`${svc}.${namespace}.svc`, `${svc}.${namespace}.svc.cluster.local`, `${svc}.${namespace}`, svc];
+}
+
+function meta(cfg: PeerPodConfig, name: string, labels: Record<string, string>): KubeObject['metadata'] {
+  return { name, namespace: cfg.metadata.namespace, labels: { ...labels, [MANAGED_BY_LABEL]: MANAGED_BY } };
+}
+
+export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): KubeObject {
+  const labels = { name: ADAPTOR_DAEMONSET };
+  const secretVolume = (name: string, secretName: string) => ({
+    name,
+    secret: { secretName, defaultMode: 0o600, optional: true },
+  });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: meta(cfg, ADAPTOR_DAEMONSET, labels),
+    spec: {
+      selector: { matchLabels: labels },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: 'default',
+          nodeSelector: cfg.spec.nodeSelector ?? { ...DEFAULT_NODE_SELECTOR },
+          hostNetwork: true,
+          containers: [
+            {
+              name: 'caa-pod',
+              image: opts.adaptorImage,
+              imagePullPolicy: 'Always',
+              securityContext: { privileged: true, runAsUser: 0 },
+              command: ['/usr/local/bin/entrypoint.sh'],
+              envFrom: [
+                { secretRef: { name: cfg.spec.cloudSecretName ?? DEFAULT_CLOUD_SECRET_NAME } },
+                { configMapRef: { name: cfg.spec.configMapName ?? DEFAULT_CONFIGMAP_NAME } },
+              ],
+              volumeMounts: [
+                { name: 'auth-json-volume', mountPath: '/root/containers/', readOnly: true },
+                { name: 'ssh', mountPath: '/root/.ssh', readOnly: true },
+                { name: 'pods-dir', mountPath: '/run/peerpod' },
+                { name: 'netns', mountPath: '/run/netns', mountPropagation: 'HostToContainer' },
+              ],
+            },
+          ],
+          volumes: [
+            secretVolume('auth-json-volume', 'auth-json-secret'),
+            secretVolume('ssh', 'ssh-key-secret'),
+            { name: 'pods-dir', hostPath: { path: '/run/peerpod' } },
+            { name: 'netns', hostPath: { path: '/run/netns' } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+export function webhookDeployment(cfg: PeerPodConfig, opts: ResolvedOptions, w: ResolvedWebhookOptions): KubeObject {
+  const labels = { app: WEBHOOK_DEPLOYMENT };
+  const probe = (path: string) => ({ httpGet: { path, port: WEBHOOK_PROBE_PORT, scheme: 'HTTP' } });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: meta(cfg, WEBHOOK_DEPLOYMENT, labels),
+    spec: {
+      replicas: w.replicas,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            {
+              name: 'webhook',
+              image: w.image,
+              args: [
+                'run',
+                'webhook',
+                `--port=${WEBHOOK_PORT}`,
+                `--cert-dir=${WEBHOOK_CERT_DIR}`,
+                `--health-probe-bind-address=:${WEBHOOK_PROBE_PORT}`,
+                `--drop-resources=${w.dropResources}`,
+              ],
+              env: [
+                { name: 'TARGET_RUNTIMECLASS', value: w.targetRuntimeClass },
+                { name: 'POD_VM_EXTENDED_RESOURCE', value: opts.extendedResource },
+              ],
+              ports: [{ name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' }],
+              readinessProbe: probe('/readyz'),
+              livenessProbe: probe('/healthz'),
+              securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true },
+              volumeMounts: [{ name: 'cert', mountPath: WEBHOOK_CERT_DIR, readOnly: true }],
+            },
+          ],
+          volumes: [{ name: 'cert', secret: { secretName: WEBHOOK_SECRET } }],
+        },
+      },
+    },
+  };
+}
+
+export function webhookService(cfg: PeerPodConfig): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta(cfg, WEBHOOK_SERVICE, { app: WEBHOOK_DEPLOYMENT }),
+    spec: {
+      selector: { app: WEBHOOK_DEPLOYMENT },
+      ports: [{ name: 'webhook', port: 443, targetPort: WEBHOOK_PORT, protocol: 'TCP' }],
+    },
+  };
+}
+
+export function mutatingWebhookConfiguration(
+  cfg: PeerPodConfig,
+  w: ResolvedWebhookOptions,
+  caBundle: string,
+): KubeObject {
+  const ns = cfg.metadata.namespace as string;
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: {
+      name: webhookConfigurationName(ns),
+      labels: {
+        [MANAGED_BY_LABEL]: MANAGED_BY,
+        [OWNER_NAMESPACE_LABEL]: ns,
+        [OWNER_NAME_LABEL]: cfg.metadata.name as string,
+      },
+    },
+    webhooks: [
+      {
+        name: WEBHOOK_NAME,
+        admissionReviewVersions: ['v1'],
+        clientConfig: {
+          service: { name: WEBHOOK_SERVICE, namespace: ns, path: MUTATE_POD_PATH, port: 443 },
+          caBundle,
+        },
+        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: '*' }],
+        failurePolicy: w.failurePolicy,
+        reinvocationPolicy: 'IfNeeded',
+        sideEffects: 'None',
+        matchPolicy: 'Equivalent',
+        timeoutSeconds: 10,
+        namespaceSelector: {
+          matchExpressions: [
+            {
+              key: 'kubernetes.io/metadata.name',
+              operator: 'NotIn',
+              values: [...new Set([ns, ...w.excludedNamespaces])],
+            },
+          ],
+        },
+      },
+    ],
+  };
+}

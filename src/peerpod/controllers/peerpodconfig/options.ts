@@ -1,0 +1,87 @@
+// Every tunable of the PeerPodConfig controller and its default, in one place.
+import type { RateLimiter } from '../../../runtime/index.ts';
+import { DEFAULT_EXTENDED_RESOURCE, DEFAULT_RUNTIME_CLASS } from '../../webhook/mutate.ts';
+import type { DropMode } from '../../webhook/mutate.ts';
+
+export const CONTROLLER_NAME = 'peerpodconfig';
+export const DEFAULT_ADAPTOR_IMAGE = 'quay.io/confidential-containers/cloud-api-adaptor';
+export const DEFAULT_WEBHOOK_IMAGE = 'ghcr.io/peerpods/peerpods:latest';
+/** Namespaces the webhook never sees, besides its own: a broken webhook must not block the system. */
+export const DEFAULT_EXCLUDED_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'];
+const DAY_MS = 86_400_000;
+
+export interface WebhookDeployOptions {
+  /** Image running `peerpods run webhook`. Default ghcr.io/peerpods/peerpods:latest. */
+  image?: string;
+  /** Default 2, as upstream. */
+  replicas?: number;
+  /** Default kata-remote. */
+  targetRuntimeClass?: string;
+  /** Default upstream. */
+  dropResources?: DropMode;
+  /** Default Fail, as upstream. */
+  failurePolicy?: 'Fail' | 'Ignore';
+  /** Added to the PeerPodConfig's own namespace. Default kube-system, kube-public, kube-node-lease. */
+  excludedNamespaces?: string[];
+  /** Serving certificate validity. Default 365 days. */
+  certValidityMs?: number;
+  /** CA validity. Default 10 years. */
+  caValidityMs?: number;
+  /** Fraction of a certificate's validity after which it is replaced. Default 2/3. */
+  renewFraction?: number;
+}
+
+export interface PeerPodConfigControllerOptions {
+  /** The node resource one pod VM takes. Default kata.peerpods.io/vm. */
+  extendedResource?: string;
+  /** The adaptor image. Default $RELATED_IMAGE_CAA, else upstream's. */
+  adaptorImage?: string;
+  /** Deploy the adaptor DaemonSet. Default true. */
+  deployAdaptor?: boolean;
+  /** Deploy the webhook; false leaves it to someone else (e.g. a Helm chart). Default: deployed. */
+  webhook?: WebhookDeployOptions | false;
+  maxConcurrentReconciles?: number;
+  rateLimiter?: RateLimiter;
+  /** The longest requeueAfter (certificate renewal is often months away; timers are not). Default 12 h. */
+  maxRequeueMs?: number;
+}
+
+export interface ResolvedWebhookOptions extends Required<Omit<WebhookDeployOptions, 'excludedNamespaces'>> {
+  excludedNamespaces: string[];
+}
+
+export interface ResolvedOptions {
+  extendedResource: string;
+  adaptorImage: string;
+  deployAdaptor: boolean;
+  webhook: ResolvedWebhookOptions | false;
+  maxConcurrentReconciles: number;
+  rateLimiter: RateLimiter | undefined;
+  maxRequeueMs: number;
+}
+
+export function resolveOptions(o: PeerPodConfigControllerOptions = {}): ResolvedOptions {
+  const w = o.webhook;
+  return {
+    extendedResource: o.extendedResource ?? DEFAULT_EXTENDED_RESOURCE,
+    adaptorImage: o.adaptorImage ?? (process.env.RELATED_IMAGE_CAA || DEFAULT_ADAPTOR_IMAGE),
+    deployAdaptor: o.deployAdaptor ?? true,
+    webhook:
+      w === false
+        ? false
+        : {
+            image: w?.image ?? DEFAULT_WEBHOOK_IMAGE,
+            replicas: w?.replicas ?? 2,
+            targetRuntimeClass: w?.targetRuntimeClass ?? DEFAULT_RUNTIME_CLASS,
+            dropResources: w?.dropResources ?? 'upstream',
+            failurePolicy: w?.failurePolicy ?? 'Fail',
+            excludedNamespaces: w?.excludedNamespaces ?? DEFAULT_EXCLUDED_NAMESPACES,
+            certValidityMs: w?.certValidityMs ?? 365 * DAY_MS,
+            caValidityMs: w?.caValidityMs ?? 3650 * DAY_MS,
+            renewFraction: w?.renewFraction ?? 2 / 3,
+          },
+    maxConcurrentReconciles: o.maxConcurrentReconciles ?? 1,
+    rateLimiter: o.rateLimiter,
+    maxRequeueMs: o.maxRequeueMs ?? 12 * 3_600_000,
+  };
+}

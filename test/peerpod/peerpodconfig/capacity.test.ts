@@ -1,0 +1,118 @@
+// Node capacity: the limit spread over the selected nodes (remainder to sorted names first),
+// re-spread when nodes join, leave the selector or are recreated, and removed on delete.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Nodes } from '../../../src/runtime/index.ts';
+import type { KubeObject } from '../../../src/runtime/index.ts';
+import { PeerPodConfigs } from '../../../src/peerpod/api/index.ts';
+import type { PeerPodConfig } from '../../../src/peerpod/api/index.ts';
+import { OWNER_ANNOTATION, spreadVms } from '../../../src/peerpod/controllers/peerpodconfig/index.ts';
+import { NS, createConfig, eventually, startController, startEnv, waitForCapacity } from './helpers.ts';
+import type { Env, Running } from './helpers.ts';
+
+describe('spreadVms', () => {
+  const table: Array<[string[], number, number[]]> = [
+    [['a', 'b'], 5, [3, 2]],
+    [['c', 'a', 'b'], 5, [2, 2, 1]],
+    [['b', 'a'], 1, [1, 0]],
+    [['a', 'b', 'c'], 0, [0, 0, 0]],
+    [['a'], 7, [7]],
+    [[], 4, []],
+  ];
+  for (const [nodes, limit, want] of table) {
+    it(`${limit} over [${nodes.join(',')}]`, () => {
+      const got = spreadVms(nodes, { limit });
+      assert.deepEqual([...got.values()], want);
+      assert.deepEqual([...got.keys()], [...nodes].sort());
+    });
+  }
+  it('perNode', () =>
+    assert.deepEqual(
+      [...spreadVms(['b', 'a'], { perNode: 4 })],
+      [
+        ['a', 4],
+        ['b', 4],
+      ],
+    ));
+});
+
+describe('PeerPodConfig node capacity', () => {
+  let env: Env;
+  let ctrl: Running;
+  before(async () => {
+    env = await startEnv(2);
+    ctrl = await startController(env, { webhook: false, deployAdaptor: false });
+  });
+  after(async () => {
+    await ctrl.stop();
+    await env.stop();
+  });
+
+  it('spreads limit 5 over 2 nodes as 3 + 2, and re-spreads 2 + 2 + 1 when a third joins', async () => {
+    await createConfig(env, 'spread', { limit: '5' });
+    await waitForCapacity(env, { 'node-1': '3', 'node-2': '2' });
+    const cfg = await eventually(async () => {
+      const c = await env.client.get<PeerPodConfig>(PeerPodConfigs, 'spread', NS);
+      return c.status?.totalVMs === 5 && c.status.setupCompleted ? c : undefined;
+    });
+    assert.deepEqual(cfg.status?.allocation, [
+      { node: 'node-1', vms: 3 },
+      { node: 'node-2', vms: 2 },
+    ]);
+    assert.equal(cfg.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration, cfg.metadata.generation);
+
+    await env.cluster.internals.nodes.add('node-3');
+    await waitForCapacity(env, { 'node-1': '2', 'node-2': '2', 'node-3': '1' });
+  });
+
+  it('re-advertises on a recreated node (which registers without the resource)', async () => {
+    await env.cluster.internals.nodes.remove('node-3');
+    await waitForCapacity(env, { 'node-1': '3', 'node-2': '2' });
+    await env.cluster.internals.nodes.add('node-3');
+    await waitForCapacity(env, { 'node-1': '2', 'node-2': '2', 'node-3': '1' });
+  });
+
+  it('removes the resource from a node that leaves the selector', async () => {
+    await env.client.patch(
+      Nodes,
+      'node-3',
+      undefined,
+      { metadata: { labels: { 'node.kubernetes.io/worker': null } } },
+      'merge',
+    );
+    await waitForCapacity(env, { 'node-1': '3', 'node-2': '2' });
+    const n3 = await env.client.get<KubeObject>(Nodes, 'node-3');
+    assert.equal(n3.metadata.annotations?.[OWNER_ANNOTATION], undefined);
+  });
+
+  it('follows a spec change to limitPerNode', async () => {
+    await env.client.patch(PeerPodConfigs, 'spread', NS, { spec: { limit: null, limitPerNode: 4 } }, 'merge');
+    await waitForCapacity(env, { 'node-1': '4', 'node-2': '4' });
+  });
+
+  it('takes the resource off every node when the PeerPodConfig is deleted (finalizer)', async () => {
+    const cfg = await env.client.get<PeerPodConfig>(PeerPodConfigs, 'spread', NS);
+    assert.ok(cfg.metadata.finalizers?.includes('peerpodconfig.confidentialcontainers.org/finalizer'));
+    await env.client.delete(PeerPodConfigs, 'spread', NS);
+    await waitForCapacity(env, {});
+    await eventually(
+      async () => {
+        try {
+          await env.client.get(PeerPodConfigs, 'spread', NS);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { what: 'PeerPodConfig gone' },
+    );
+  });
+
+  it('limitPerNode with a nodeSelector gives each matching node the same count', async () => {
+    await env.client.patch(Nodes, 'node-2', undefined, { metadata: { labels: { pool: 'vms' } } }, 'merge');
+    await createConfig(env, 'pool', { limitPerNode: 7, nodeSelector: { pool: 'vms' } });
+    await waitForCapacity(env, { 'node-2': '7' });
+    await env.client.delete(PeerPodConfigs, 'pool', NS);
+    await waitForCapacity(env, {});
+  });
+});
