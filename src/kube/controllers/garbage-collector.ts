@@ -51,22 +51,30 @@ export class GarbageCollector {
   }
 
   private observe(c: Change): void {
-    const prev = parse(c.prevJson);
-    const next = c.type === 'DELETED' ? undefined : parse(c.json);
-    for (const ref of prev?.meta.ownerReferences ?? []) this.dependents.get(ref.uid)?.delete(c.key);
-    for (const ref of next?.meta.ownerReferences ?? []) {
+    // Every write in the cluster passes here: parse only what can matter to the collector.
+    const deleted = c.type === 'DELETED';
+    const prevHasRefs = c.prevJson !== undefined && c.prevJson.includes('"ownerReferences"');
+    const nextMayMatter = !deleted && (c.json.includes('"ownerReferences"') || c.json.includes('"deletionTimestamp"'));
+    const prev = prevHasRefs || deleted ? parse(c.prevJson) : undefined;
+    const next = nextMayMatter ? parse(c.json) : undefined;
+    const prevRefs = prev?.meta.ownerReferences ?? [];
+    const nextRefs = next?.meta.ownerReferences ?? [];
+    for (const ref of prevRefs) this.dependents.get(ref.uid)?.delete(c.key);
+    for (const ref of nextRefs) {
       let set = this.dependents.get(ref.uid);
       if (!set) this.dependents.set(ref.uid, (set = new Set()));
       set.add(c.key);
     }
-    for (const uid of new Set((prev?.meta.ownerReferences ?? []).map((r) => r.uid))) {
-      if (this.dependents.get(uid)?.size === 0) this.dependents.delete(uid);
+    for (const ref of prevRefs) {
+      if (this.dependents.get(ref.uid)?.size === 0) this.dependents.delete(ref.uid);
     }
-    if (next?.meta.ownerReferences?.length) this.loop.add(`dependent:${c.key}`);
-    const uid = (next ?? prev)?.meta.uid;
-    if (!uid) return;
-    if (c.type === 'DELETED') {
-      for (const dep of this.dependents.get(uid) ?? []) this.loop.add(`dependent:${dep}`);
+    // Owners are checked when a dependent appears or its ownerReferences change.
+    if (nextRefs.length > 0 && (c.type === 'ADDED' || JSON.stringify(prevRefs) !== JSON.stringify(nextRefs))) {
+      this.loop.add(`dependent:${c.key}`);
+    }
+    if (deleted) {
+      const uid = prev?.meta.uid;
+      for (const dep of (uid && this.dependents.get(uid)) || []) this.loop.add(`dependent:${dep}`);
     } else if (next?.meta.deletionTimestamp) {
       const f = next.meta.finalizers ?? [];
       if (f.includes(FINALIZER_FOREGROUND) || f.includes(FINALIZER_ORPHAN)) this.loop.add(`owner:${c.key}`);

@@ -51,13 +51,16 @@ export interface StoreOptions<T> {
 /** The values one index function returned for one object: none, one (the common case), or several. */
 type IndexValues = string | readonly string[] | undefined;
 
-/** Every index value of an index shares one string through its bucket, however many objects carry it. */
-interface Bucket {
+/**
+ * The objects with one index value. Holding entries rather than keys saves byIndex a Map lookup per
+ * object; `value` lets every object carrying the value share one string.
+ */
+interface Bucket<T extends object> {
   readonly value: string;
-  readonly keys: Set<string>;
+  readonly entries: Set<Entry<T>>;
 }
 
-type Index = Map<string, Bucket>;
+type Index<T extends object> = Map<string, Bucket<T>>;
 
 class Entry<T extends object> {
   constructor(
@@ -79,7 +82,7 @@ export class Store<T extends KubeObject> {
   private readonly indexers = new Map<string, IndexFunc<T>>();
   /** Indexes whose values live in `Entry.idx`, in slot order. */
   private readonly storedIndexes: string[] = [];
-  private indices = new Map<string, Index>();
+  private indices = new Map<string, Index<T>>();
   private readonly onIndexError: (index: string, obj: T, err: unknown) => void;
   private readonly freeze: boolean;
   private readonly strong: boolean;
@@ -129,10 +132,7 @@ export class Store<T extends KubeObject> {
     const bucket = index.get(value);
     if (!bucket) return [];
     const out: T[] = [];
-    for (const k of bucket.keys) {
-      const e = this.entries.get(k);
-      if (e) out.push(this.materialize(e));
-    }
+    for (const e of bucket.entries) out.push(this.materialize(e));
     return out;
   }
 
@@ -140,11 +140,11 @@ export class Store<T extends KubeObject> {
   addIndex(name: string, fn: IndexFunc<T>): void {
     if (this.indexers.has(name)) throw new Error(`index "${name}" already exists`);
     const slot = this.storedIndexes.length;
-    const index: Index = new Map();
+    const index: Index<T> = new Map();
     for (const [key, e] of this.entries) {
       const vs = this.values(name, fn, this.materialize(e));
       if (vs.length === 0) continue;
-      const stored = intern(index, key, vs);
+      const stored = intern(index, e, vs);
       if (!e.idx) e.idx = new Array<IndexValues>(slot + 1).fill(undefined);
       else while (e.idx.length <= slot) e.idx.push(undefined);
       e.idx[slot] = stored;
@@ -216,7 +216,7 @@ export class Store<T extends KubeObject> {
     }
     for (const [key, old] of this.entries) if (!entries.has(key)) diff.deleted.push(this.materialize(old));
 
-    const indices = new Map<string, Index>();
+    const indices = new Map<string, Index<T>>();
     for (const name of this.indexers.keys()) indices.set(name, new Map());
     for (const [key, e] of entries) this.indexEntry(indices, key, e);
     this.entries = entries;
@@ -263,27 +263,27 @@ export class Store<T extends KubeObject> {
   }
 
   /** Adds `key` to every index it belongs to, swapping the entry's values for the buckets' shared strings. */
-  private indexEntry(indices: Map<string, Index>, key: string, e: Entry<T>): void {
+  private indexEntry(indices: Map<string, Index<T>>, key: string, e: Entry<T>): void {
     const ns = namespaceOfKey(key);
-    if (ns !== undefined) intern(indices.get(NAMESPACE_INDEX)!, key, [ns]);
+    if (ns !== undefined) intern(indices.get(NAMESPACE_INDEX)!, e, [ns]);
     if (!e.idx) return;
     for (let slot = 0; slot < e.idx.length; slot++) {
       const v = e.idx[slot];
       if (v === undefined) continue;
-      e.idx[slot] = intern(indices.get(this.storedIndexes[slot]!)!, key, typeof v === 'string' ? [v] : v);
+      e.idx[slot] = intern(indices.get(this.storedIndexes[slot]!)!, e, typeof v === 'string' ? [v] : v);
     }
   }
 
   private unindex(key: string, e: Entry<T>): void {
     const ns = namespaceOfKey(key);
-    if (ns !== undefined) drop(this.indices.get(NAMESPACE_INDEX)!, key, ns);
+    if (ns !== undefined) drop(this.indices.get(NAMESPACE_INDEX)!, e, ns);
     if (!e.idx) return;
     for (let slot = 0; slot < e.idx.length; slot++) {
       const v = e.idx[slot];
       if (v === undefined) continue;
       const index = this.indices.get(this.storedIndexes[slot]!)!;
-      if (typeof v === 'string') drop(index, key, v);
-      else for (const x of v) drop(index, key, x);
+      if (typeof v === 'string') drop(index, e, v);
+      else for (const x of v) drop(index, e, x);
     }
   }
 }
@@ -294,22 +294,22 @@ function namespaceOfKey(key: string): string | undefined {
   return slash < 0 ? undefined : key.slice(0, slash);
 }
 
-function intern(index: Index, key: string, vs: readonly string[]): IndexValues {
+function intern<T extends object>(index: Index<T>, e: Entry<T>, vs: readonly string[]): IndexValues {
   const out: string[] = [];
   for (const v of vs) {
     let bucket = index.get(v);
-    if (!bucket) index.set(v, (bucket = { value: v, keys: new Set() }));
-    bucket.keys.add(key);
+    if (!bucket) index.set(v, (bucket = { value: v, entries: new Set() }));
+    bucket.entries.add(e);
     if (!out.includes(bucket.value)) out.push(bucket.value);
   }
   return out.length === 0 ? undefined : out.length === 1 ? out[0] : out;
 }
 
-function drop(index: Index, key: string, v: string): void {
+function drop<T extends object>(index: Index<T>, e: Entry<T>, v: string): void {
   const bucket = index.get(v);
   if (!bucket) return;
-  bucket.keys.delete(key);
-  if (bucket.keys.size === 0) index.delete(v);
+  bucket.entries.delete(e);
+  if (bucket.entries.size === 0) index.delete(v);
 }
 
 /** Characters V8 cannot keep in a one-byte string. */

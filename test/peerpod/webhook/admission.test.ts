@@ -6,7 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import type { Counter } from 'prom-client';
 import {
   Endpoints,
   MutatingWebhookConfigurations,
