@@ -1,5 +1,5 @@
-// `npm run bench [-- --only apiserver|runtime]`: runs the benchmarks, prints a table and writes
-// bench/results/latest.json and bench/results/latest.md (overwritten each run).
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod]`: runs the benchmarks, prints a table and writes
+// bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -8,11 +8,14 @@ import { runApiserver } from './apiserver.ts';
 import type { ApiserverResults } from './apiserver.ts';
 import { runRuntime } from './runtime.ts';
 import type { RuntimeResults } from './runtime.ts';
+import { runSchedulerBench } from './scheduler.ts';
+import { runPeerPodBench } from './peerpod.ts';
 
 const onlyIdx = process.argv.indexOf('--only');
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
-if (only !== undefined && only !== 'apiserver' && only !== 'runtime') {
-  console.error('usage: npm run bench [-- --only apiserver|runtime]');
+const PARTS = ['apiserver', 'runtime', 'scheduler', 'peerpod'];
+if (only !== undefined && !PARTS.includes(only)) {
+  console.error('usage: npm run bench [-- --only apiserver|runtime|scheduler|peerpod]');
   process.exit(2);
 }
 
@@ -29,8 +32,19 @@ const machine = {
 
 let apiserver: ApiserverResults | undefined;
 let runtime: RuntimeResults | undefined;
-if (only !== 'runtime') apiserver = await runApiserver(log);
-if (only !== 'apiserver') runtime = await runRuntime(log);
+let scheduler: Record<string, number> | undefined;
+let peerpod: Record<string, number> | undefined;
+const wants = (part: string): boolean => only === undefined || only === part;
+if (wants('apiserver')) apiserver = await runApiserver(log);
+if (wants('runtime')) runtime = await runRuntime(log);
+if (wants('scheduler')) {
+  log('scheduler: 5,000 pods on 100 simulated nodes');
+  scheduler = await runSchedulerBench();
+}
+if (wants('peerpod')) {
+  log('peerpod: 1,000 dangling PeerPods (simulated provider, 100 ms per delete) and 50 qemu VMs');
+  peerpod = await runPeerPodBench();
+}
 const seconds = (nowMs() - t0) / 1000;
 
 interface Row {
@@ -108,10 +122,44 @@ if (runtime) {
   });
 }
 
-const results = { machine, seconds, only: only ?? 'all', apiserver, runtime, table: rows };
+/** Figures of the scheduler and peer-pod benchmarks, one row each; targets on the headline figures. */
+const TARGETS: Record<string, { min: number; text: string }> = {
+  backlog_pods_bound_per_s: { min: 1000, text: '≥ 1000 pods/s bound' },
+  dangling_speedup_x: { min: 10, text: '≥ 10× upstream settings' },
+};
+for (const [part, figures] of [
+  ['scheduler', scheduler],
+  ['peerpod', peerpod],
+] as const) {
+  for (const [key, value] of Object.entries(figures ?? {})) {
+    const t = TARGETS[key];
+    rows.push({
+      figure: `${part}: ${key}`,
+      value: String(value),
+      reference:
+        part === 'peerpod' && key.startsWith('dangling')
+          ? 'same run, upstream settings: 1 worker, no provider limit'
+          : '—',
+      target: t ? t.text : '—',
+      status: t ? status(value >= t.min) : '—',
+    });
+  }
+}
+if (peerpod) {
+  rows.push({
+    figure: 'peerpod: provider concurrency limit respected',
+    value: `${peerpod.max_concurrent_deletes_observed} concurrent deletes observed`,
+    reference: `limit ${peerpod.provider_delete_limit}`,
+    target: '≤ limit',
+    status: status(peerpod.max_concurrent_deletes_observed <= peerpod.provider_delete_limit),
+  });
+}
+
+const results = { machine, seconds, only: only ?? 'all', apiserver, runtime, scheduler, peerpod, table: rows };
 const outDir = join(BENCH_DIR, 'results');
 mkdirSync(outDir, { recursive: true });
-writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+const latestName = only ? `latest-${only}` : 'latest';
+writeFileSync(join(outDir, `${latestName}.json`), `${JSON.stringify(results, null, 2)}\n`);
 
 const esc = (s: string): string => s.replaceAll('|', '\\|');
 const md = [
@@ -128,8 +176,8 @@ const md = [
   ),
   '',
 ].join('\n');
-writeFileSync(join(outDir, 'latest.md'), md);
+writeFileSync(join(outDir, `${latestName}.md`), md);
 
 console.log('');
 console.table(rows.map((r) => ({ figure: r.figure, value: r.value, target: r.target, status: r.status })));
-console.log(`\nwrote ${join(outDir, 'latest.json')} and latest.md (${round(seconds)} s)`);
+console.log(`\nwrote ${join(outDir, `${latestName}.json`)} and ${latestName}.md (${round(seconds)} s)`);

@@ -1,4 +1,6 @@
-// peerpods/peerpod: the PeerPod API, its controller and the cloud providers it drives.
+// peerpods/peerpod: the PeerPod and PeerPodConfig APIs, their controllers, the pod webhook and the
+// cloud providers they drive.
 export * from './api/index.ts';
 export * from './controllers/index.ts';
 export * as providers from './providers/index.ts';
+export * as webhook from './webhook/index.ts';

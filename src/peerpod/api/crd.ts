@@ -1,5 +1,6 @@
 // The CustomResourceDefinitions, built from the schemas in this directory (the YAML under
 // config/crd/ is generated from these by `peerpods manifests`).
+import { peerPodConfigCrd } from './peerpodconfig.ts';
 import { API_VERSION, GROUP, VERSION, peerPodOpenApiSchema } from './peerpod.ts';
 import type { KubeObject } from '../../runtime/index.ts';
 
@@ -36,7 +37,7 @@ export function peerPodCrd(): KubeObject {
 
 /** Every CRD this package installs. */
 export function allCrds(): KubeObject[] {
-  return [peerPodCrd()];
+  return [peerPodCrd(), peerPodConfigCrd()];
 }
 
 export { API_VERSION };

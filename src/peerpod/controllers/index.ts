@@ -1,2 +1,3 @@
 export * from './peerpod/index.ts';
 export { Semaphore } from './semaphore.ts';
+export * from './peerpodconfig/index.ts';

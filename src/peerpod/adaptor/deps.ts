@@ -1,0 +1,47 @@
+// What the reconcile steps share. Everything here reads state from the API (through caches) or the
+// provider; nothing remembers a pod between reconciles, so a restart loses nothing.
+import { Namespaces } from '../../runtime/index.ts';
+import type { KubeClient, KubeObject, Logger, Recorder, SharedInformer } from '../../runtime/index.ts';
+import type { PeerPod } from '../api/index.ts';
+import type { AdaptorMetrics } from './metrics.ts';
+import type { ResolvedAdaptorOptions } from './options.ts';
+import type { ProviderSource } from './provider-source.ts';
+
+export interface AdaptorDeps {
+  client: KubeClient;
+  /** Pods bound to this node (field selector spec.nodeName). */
+  pods: SharedInformer<KubeObject>;
+  peerPods: SharedInformer<PeerPod>;
+  /** This node only (field selector metadata.name). */
+  nodes: SharedInformer<KubeObject>;
+  providers: ProviderSource;
+  events: Recorder;
+  metrics: AdaptorMetrics;
+  opts: ResolvedAdaptorOptions;
+  clusterUid(signal?: AbortSignal): Promise<string>;
+  log: Logger;
+}
+
+/** The cluster's identity for VM tags: the kube-system namespace UID (upstream PR #2981), read once. */
+export function clusterUidReader(client: KubeClient): (signal?: AbortSignal) => Promise<string> {
+  let uid: string | undefined;
+  return async (signal) => {
+    if (uid) return uid;
+    const ns = await client.get(Namespaces, 'kube-system', undefined, signal ? { signal } : {});
+    const found = ns.metadata.uid;
+    if (!found) throw new Error('namespace kube-system has no metadata.uid');
+    uid = found;
+    return uid;
+  };
+}
+
+export function hostIpOf(d: AdaptorDeps): string {
+  const node = d.nodes.get(undefined, d.opts.nodeName) as
+    | (KubeObject & { status?: { addresses?: Array<{ type: string; address: string }> } })
+    | undefined;
+  return node?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '';
+}
+
+export function podRef(pod: KubeObject): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}

@@ -1,0 +1,81 @@
+// Every tunable of the node-side adaptor and its default, in one place.
+import type { CloudProvider, Instance, ProviderOptions } from '../providers/index.ts';
+import type { KubeObject, RateLimiter } from '../../runtime/index.ts';
+
+export const DEFAULT_RUNTIME_CLASS = 'kata-remote';
+export const DEFAULT_CONFIGMAP = 'peer-pods-cm';
+export const DEFAULT_SECRET = 'peer-pods-secret';
+/** VM creates take seconds to minutes; one worker per pod in flight keeps a node's pods from queueing. */
+export const DEFAULT_MAX_CONCURRENT_RECONCILES = 16;
+/** Retry of a pod whose provider is unknown or misconfigured; a settings change retries at once. */
+export const DEFAULT_PROVIDER_ERROR_REQUEUE_MS = 60_000;
+
+/** The node this adaptor serves, recorded on the PeerPods it writes (an annotation: node names can exceed label limits). */
+export const NODE_ANNOTATION = 'peerpods.io/node';
+/** Tag on every VM: the pod's UID (our sandbox ID), so a VM whose ID was never recorded is still found. */
+export const POD_UID_TAG = 'peerpods-pod-uid';
+
+/** Points where a test can stop the adaptor as a crash would (nothing calls them in production). */
+export interface AdaptorHooks {
+  /** After the provider returned the VM, before its ID is written to the PeerPod. */
+  afterCreateInstance?(pod: KubeObject, instance: Instance, signal: AbortSignal): Promise<void> | void;
+}
+
+export interface AdaptorOptions {
+  /** The node whose pods this adaptor runs (`spec.nodeName`). Required. */
+  nodeName: string;
+  /** Pods of this runtime class are ours. Default kata-remote. */
+  runtimeClassName?: string;
+  /** A ready provider (tests, embedding); the adaptor never closes it. Overrides everything below. */
+  provider?: CloudProvider;
+  /** Provider name; default CLOUD_PROVIDER from the config map / secret. */
+  providerName?: string;
+  /** Settings that win over the config map and secret keys (e.g. from CLI flags). */
+  providerConfig?: Record<string, string>;
+  /** Per-provider knobs passed to createProvider (test transports, timeouts). */
+  providerOptions?: ProviderOptions;
+  /** Where `peer-pods-cm` and `peer-pods-secret` live. Default $PEERPODS_NAMESPACE, else the client's namespace. */
+  namespace?: string;
+  configMapName?: string;
+  secretName?: string;
+  maxConcurrentReconciles?: number;
+  /** Retry delays after errors. Default: the runtime's per-key exponential backoff. */
+  rateLimiter?: RateLimiter;
+  providerErrorRequeueMs?: number;
+  hooks?: AdaptorHooks;
+}
+
+export interface ResolvedAdaptorOptions {
+  nodeName: string;
+  runtimeClassName: string;
+  provider: CloudProvider | undefined;
+  providerName: string;
+  providerConfig: Record<string, string>;
+  providerOptions: ProviderOptions;
+  namespace: string;
+  configMapName: string;
+  secretName: string;
+  maxConcurrentReconciles: number;
+  rateLimiter: RateLimiter | undefined;
+  providerErrorRequeueMs: number;
+  hooks: AdaptorHooks;
+}
+
+export function resolveAdaptorOptions(o: AdaptorOptions, clientNamespace = ''): ResolvedAdaptorOptions {
+  if (!o.nodeName) throw new TypeError('adaptor: nodeName is required');
+  return {
+    nodeName: o.nodeName,
+    runtimeClassName: o.runtimeClassName || DEFAULT_RUNTIME_CLASS,
+    provider: o.provider,
+    providerName: o.providerName ?? '',
+    providerConfig: o.providerConfig ?? {},
+    providerOptions: o.providerOptions ?? {},
+    namespace: o.namespace || process.env.PEERPODS_NAMESPACE || clientNamespace || 'default',
+    configMapName: o.configMapName ?? DEFAULT_CONFIGMAP,
+    secretName: o.secretName ?? DEFAULT_SECRET,
+    maxConcurrentReconciles: o.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_RECONCILES,
+    rateLimiter: o.rateLimiter,
+    providerErrorRequeueMs: o.providerErrorRequeueMs ?? DEFAULT_PROVIDER_ERROR_REQUEUE_MS,
+    hooks: o.hooks ?? {},
+  };
+}
