@@ -146,6 +146,15 @@ export class ObjectStore {
     return JSON.stringify(this.present(def, JSON.parse(json) as JsonObject));
   }
 
+  /**
+   * The object a write returns. Storage stamped the resourceVersion on the very object it
+   * serialized, so re-parsing the stored text is only needed when the served view differs.
+   */
+  private written(def: ResourceDef, storedObj: JsonObject, stored: StoredObject): JsonObject {
+    if (def.view || (def.storageVersion && def.storageVersion !== def.version)) return this.present(def, parseStored(stored));
+    return storedObj;
+  }
+
   private toStored(def: ResourceDef, obj: JsonObject): JsonObject {
     if (def.view) return def.view.toStored(obj);
     if (def.storageVersion && def.storageVersion !== def.version) {
@@ -195,11 +204,9 @@ export class ObjectStore {
         return this.present(def, prepared);
       }
       try {
-        const stored = this.storage.create(
-          objectKey(def, namespace, String(meta(prepared).name)),
-          this.toStored(def, prepared) as KubeObject,
-        );
-        return this.present(def, parseStored(stored));
+        const toStore = this.toStored(def, prepared);
+        const stored = this.storage.create(objectKey(def, namespace, String(meta(prepared).name)), toStore as KubeObject);
+        return this.written(def, toStore, stored);
       } catch (e) {
         def.strategy.release?.(prepared);
         if (e instanceof KeyExistsError) {
@@ -582,8 +589,9 @@ export class ObjectStore {
         def.strategy.release?.(current);
         return { object: this.present(def, parseStored(deleted)), created: false };
       }
-      const written = this.storage.update(stored.key, this.toStored(def, next) as KubeObject, stored.revision);
-      return { object: this.present(def, parseStored(written)), created: false };
+      const toStore = this.toStored(def, next);
+      const written = this.storage.update(stored.key, toStore as KubeObject, stored.revision);
+      return { object: this.written(def, toStore, written), created: false };
     } catch (e) {
       if (e instanceof RevisionMismatchError) {
         if (fromPatch) throw e;

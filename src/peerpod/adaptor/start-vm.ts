@@ -28,20 +28,20 @@ export async function startPod(
   ctx: ReconcileContext,
 ): Promise<void> {
   if (current?.spec?.instanceID && reportsRunning(pod)) return;
-  const recorded = current?.spec?.cloudProvider;
-  if (current?.spec?.instanceID && recorded && recorded !== d.providers.name()) {
+  const other = current?.spec?.cloudProvider;
+  if (current?.spec?.instanceID && other && other !== d.providers.name()) {
     // Replacing it would leak a VM this adaptor cannot reach; a person has to decide.
-    const message = `PeerPod ${current.metadata.name} names a ${recorded} VM but this node's provider is ${d.providers.name() || 'unset'}`;
+    const message = `PeerPod ${current.metadata.name} names a ${other} VM but this node's provider is ${d.providers.name() || 'unset'}`;
     d.events.warning(pod, 'ProviderMismatch', message);
     throw new TerminalError(message);
   }
-  let pp = current ?? (await ensurePeerPod(d, pod, ctx));
-  const { vm, provider } = await d.providers.use(async (cloud, name) => ({
-    vm: await createVm(d, cloud, name, pod, size, ctx),
-    provider: name,
-  }));
+  // The provider is resolved first, so no PeerPod is written while none is configured.
+  const { recorded, vm, provider } = await d.providers.use(async (cloud, name) => {
+    const pp = current ?? (await ensurePeerPod(d, pod, name, ctx));
+    return { recorded: pp, vm: await createVm(d, cloud, name, pod, size, ctx), provider: name };
+  });
   await d.opts.hooks.afterCreateInstance?.(pod, vm, ctx.signal);
-  pp = await recordInstance(d, pod, pp, vm, provider, ctx);
+  await recordInstance(d, pod, recorded, vm, provider, ctx);
   const ip = vm.ips[0];
   // Retried with backoff: providers that return before the address is known fill it in later.
   if (!ip) throw new Error(`VM ${vm.name} (${vm.id}) has no IP address yet`);
@@ -52,8 +52,8 @@ export async function startPod(
   ctx.log.info({ pod: podRef(pod), instanceID: vm.id, ip }, 'pod running in its VM');
 }
 
-async function ensurePeerPod(d: AdaptorDeps, pod: KubeObject, ctx: ReconcileContext): Promise<PeerPod> {
-  const want = newPeerPod(pod, d.providers.name(), d.opts.nodeName);
+async function ensurePeerPod(d: AdaptorDeps, pod: KubeObject, provider: string, ctx: ReconcileContext): Promise<PeerPod> {
+  const want = newPeerPod(pod, provider, d.opts.nodeName);
   let pp: PeerPod;
   try {
     pp = await d.client.create<PeerPod>(PeerPods, want, { signal: ctx.signal });

@@ -1,0 +1,82 @@
+// Stopping without leaving a VM behind. QEMU VMs are detached processes that outlive us (as cloud
+// VMs outlive their API client), so stopping must delete them. We take the normal path first: delete
+// every peer pod through the API, so each adaptor deletes its VM and releases the PeerPod finalizer
+// exactly as on any pod deletion. Pods still there halfway through the deadline (their adaptor is
+// stopped) are force-deleted, which hands their VMs to the PeerPod controller. Whatever VM still
+// carries this cluster's tag at the deadline is deleted through the provider directly.
+import { Pods } from '../../runtime/index.ts';
+import type { KubeClient, KubeObject, Logger } from '../../runtime/index.ts';
+import { PeerPods } from '../api/index.ts';
+import { CLUSTER_UID_TAG } from '../providers/index.ts';
+import type { CloudProvider } from '../providers/index.ts';
+
+export interface DrainReport {
+  podsDeleted: number;
+  forceDeleted: number;
+  /** VMs the normal path did not remove, deleted through the provider. */
+  vmsDeletedDirectly: number;
+  /** VMs still listed by the provider at the end (should be 0). */
+  vmsLeft: number;
+  ms: number;
+}
+
+function isPeerPod(p: KubeObject, runtimeClass: string): boolean {
+  return (p.spec as { runtimeClassName?: string } | undefined)?.runtimeClassName === runtimeClass;
+}
+
+export async function peerPodsInCluster(client: KubeClient, runtimeClass: string): Promise<KubeObject[]> {
+  return (await client.listAll<KubeObject>(Pods)).items.filter((p) => isPeerPod(p, runtimeClass));
+}
+
+export async function drainPeerPods(o: {
+  client: KubeClient;
+  provider: CloudProvider;
+  clusterUid: string;
+  runtimeClass: string;
+  timeoutMs: number;
+  log: Logger;
+}): Promise<DrainReport> {
+  const started = Date.now();
+  const report: DrainReport = { podsDeleted: 0, forceDeleted: 0, vmsDeletedDirectly: 0, vmsLeft: 0, ms: 0 };
+  const del = async (p: KubeObject, force: boolean): Promise<void> => {
+    try {
+      await o.client.delete(Pods, p.metadata.name as string, p.metadata.namespace, force ? { gracePeriodSeconds: 0 } : {});
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) o.log.warn({ err, pod: p.metadata.name }, 'deleting a peer pod failed');
+    }
+  };
+  const pods = await peerPodsInCluster(o.client, o.runtimeClass).catch(() => []);
+  await Promise.all(pods.map((p) => del(p, false)));
+  report.podsDeleted = pods.length;
+
+  const tags = { [CLUSTER_UID_TAG]: o.clusterUid };
+  const settled = async (): Promise<boolean> =>
+    (await peerPodsInCluster(o.client, o.runtimeClass)).length === 0 &&
+    (await o.client.list(PeerPods, { limit: 1 })).items.length === 0 &&
+    (await o.provider.listInstances(tags)).length === 0;
+  let forced = false;
+  while (Date.now() - started < o.timeoutMs) {
+    try {
+      if (await settled()) break;
+      if (!forced && Date.now() - started > o.timeoutMs / 2) {
+        forced = true;
+        const stuck = await peerPodsInCluster(o.client, o.runtimeClass);
+        report.forceDeleted = stuck.length;
+        await Promise.all(stuck.map((p) => del(p, true)));
+      }
+    } catch (err) {
+      // The API may already be going away; the provider check below still runs.
+      o.log.debug({ err }, 'drain check failed');
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const vm of await o.provider.listInstances(tags)) {
+    o.log.warn({ instanceID: vm.id, name: vm.name }, 'VM still there at shutdown; deleting it through the provider');
+    await o.provider.deleteInstance(vm.id);
+    report.vmsDeletedDirectly++;
+  }
+  report.vmsLeft = (await o.provider.listInstances({})).length;
+  report.ms = Date.now() - started;
+  return report;
+}
