@@ -5,6 +5,7 @@ import { registerStartCommand } from './start.ts';
 import { registerManifestCommands } from './manifests.ts';
 import { registerPeerPodCommands } from './peerpod.ts';
 import { registerWebhookCommand } from './webhook.ts';
+import { registerAdaptorCommand } from './adaptor.ts';
 
 const program = new Command('peerpods')
   .description('Kubernetes operators for pod VMs, their operator runtime, and an embedded control plane')
@@ -14,6 +15,7 @@ registerClusterCommands(program);
 registerManifestCommands(program);
 registerPeerPodCommands(program);
 registerWebhookCommand(program);
+registerAdaptorCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(`peerpods: ${(e as Error).message}`);

@@ -1,14 +1,14 @@
 // CRD establishing and cleanup: an accepted CRD gets its names and `Established` condition and
 // its versions are served at once; a CRD being deleted first deletes every custom resource of
 // its kind (finalizer `customresourcecleanup.apiextensions.k8s.io`), then stops being served.
-import type { Change, Storage, Watcher } from '../storage/storage.ts';
+import type { Change, Storage } from '../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import { internalContext } from '../registry/context.ts';
 import { listPrefix } from '../registry/keys.ts';
 import type { ObjectStore } from '../registry/store.ts';
 import { customResourceDefs } from '../registry/custom-resources.ts';
-import { WorkLoop } from './work-loop.ts';
+import { ChangeDrivenController } from './change-driven.ts';
 
 const ctx = internalContext('apiextensions-controller');
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
@@ -32,35 +32,21 @@ function setCondition(conditions: Condition[], c: Condition): Condition[] {
   return [...conditions.filter((x) => x.type !== c.type), { ...c, lastTransitionTime }];
 }
 
-export class CrdController {
-  private readonly loop: WorkLoop;
-  private watcher?: Watcher;
+export class CrdController extends ChangeDrivenController {
   /** CRD name → the served (group, version, plural) triples, to unregister them. */
   private readonly served = new Map<string, Array<[string, string, string]>>();
 
-  constructor(
-    private readonly storage: Storage,
-    private readonly store: ObjectStore,
-    private readonly catalog: ResourceCatalog,
-  ) {
-    this.loop = new WorkLoop('apiextensions-controller', (name) => this.process(name));
+  constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
+    super('apiextensions-controller', storage, store, catalog);
   }
 
-  start(): void {
+  override start(): void {
+    // CRDs already in a storage handed to the control plane are served again.
     for (const item of this.storage.list(CRD_PREFIX)) this.loop.add(item.key.slice(CRD_PREFIX.length));
-    this.watcher = this.storage.watch('/', this.storage.currentRevision(), (c) => this.observe(c));
+    super.start();
   }
 
-  stop(): void {
-    this.watcher?.stop();
-    this.loop.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.loop.idle();
-  }
-
-  private observe(c: Change): void {
+  protected observe(c: Change): void {
     if (c.key.startsWith(CRD_PREFIX)) {
       const name = c.key.slice(CRD_PREFIX.length);
       // Serve new versions in the same tick the CRD is written, so discovery follows at once.
@@ -99,7 +85,7 @@ export class CrdController {
     this.served.delete(name);
   }
 
-  private async process(name: string): Promise<void> {
+  protected async process(name: string): Promise<void> {
     const crdDef = this.catalog.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
     const stored = this.storage.get(`${CRD_PREFIX}${name}`);
     if (!stored) return;

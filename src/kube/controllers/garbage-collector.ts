@@ -1,14 +1,14 @@
 // The garbage collector: dependents whose owners are all gone are deleted (Background), an
 // owner deleted in the foreground waits until its blocking dependents are gone, and an owner
 // deleted with Orphan is removed from its dependents' ownerReferences first.
-import type { Change, Storage, Watcher } from '../storage/storage.ts';
+import type { Change, Storage } from '../storage/storage.ts';
 import type { JsonObject, ObjectMeta, OwnerReference } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import { internalContext } from '../registry/context.ts';
 import type { ResourceDef } from '../registry/resource.ts';
 import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN, type ObjectStore } from '../registry/store.ts';
 import { splitKey } from '../registry/keys.ts';
-import { WorkLoop } from './work-loop.ts';
+import { ChangeDrivenController } from './change-driven.ts';
 
 const ctx = internalContext('garbage-collector');
 
@@ -22,35 +22,16 @@ function parse(json: string | undefined): Parsed | undefined {
   return { meta: (obj.metadata ?? {}) as ObjectMeta };
 }
 
-export class GarbageCollector {
+export class GarbageCollector extends ChangeDrivenController {
   /** owner uid → keys of objects that name it in ownerReferences. */
   private readonly dependents = new Map<string, Set<string>>();
   /** uid → key, for objects that are owners of something (resolved lazily). */
-  private readonly loop: WorkLoop;
-  private watcher?: Watcher;
 
-  constructor(
-    private readonly storage: Storage,
-    private readonly store: ObjectStore,
-    private readonly catalog: ResourceCatalog,
-  ) {
-    this.loop = new WorkLoop('garbage-collector', (key) => this.process(key));
+  constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
+    super('garbage-collector', storage, store, catalog);
   }
 
-  start(): void {
-    this.watcher = this.storage.watch('/', this.storage.currentRevision(), (c) => this.observe(c));
-  }
-
-  stop(): void {
-    this.watcher?.stop();
-    this.loop.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.loop.idle();
-  }
-
-  private observe(c: Change): void {
+  protected observe(c: Change): void {
     // Every write in the cluster passes here: parse only what can matter to the collector.
     const deleted = c.type === 'DELETED';
     const prevHasRefs = c.prevJson !== undefined && c.prevJson.includes('"ownerReferences"');
@@ -95,7 +76,7 @@ export class GarbageCollector {
       );
   }
 
-  private async process(work: string): Promise<void> {
+  protected async process(work: string): Promise<void> {
     const i = work.indexOf(':');
     const kind = work.slice(0, i);
     const key = work.slice(i + 1);

@@ -1,37 +1,21 @@
 // Namespace lifecycle: a namespace being deleted has its contents deleted, and once nothing is
 // left its `kubernetes` finalizer is removed through /finalize, which lets it go.
-import type { Change, Storage, Watcher } from '../storage/storage.ts';
+import type { Change, Storage } from '../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import { internalContext } from '../registry/context.ts';
 import { listPrefix } from '../registry/keys.ts';
 import type { ObjectStore } from '../registry/store.ts';
-import { WorkLoop } from './work-loop.ts';
+import { ChangeDrivenController } from './change-driven.ts';
 
 const ctx = internalContext('namespace-controller');
 
-export class NamespaceLifecycle {
-  private readonly loop: WorkLoop;
-  private watcher?: Watcher;
-
-  constructor(
-    private readonly storage: Storage,
-    private readonly store: ObjectStore,
-    private readonly catalog: ResourceCatalog,
-  ) {
-    this.loop = new WorkLoop('namespace-controller', (ns) => this.process(ns));
+export class NamespaceLifecycle extends ChangeDrivenController {
+  constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
+    super('namespace-controller', storage, store, catalog);
   }
 
-  start(): void {
-    this.watcher = this.storage.watch('/', this.storage.currentRevision(), (c) => this.observe(c));
-  }
-
-  stop(): void {
-    this.watcher?.stop();
-    this.loop.stop();
-  }
-
-  private observe(c: Change): void {
+  protected observe(c: Change): void {
     if (c.key.startsWith('/core/namespaces/')) {
       if (c.type !== 'DELETED' && (JSON.parse(c.json) as { metadata: ObjectMeta }).metadata.deletionTimestamp) {
         this.loop.add(c.key.slice('/core/namespaces/'.length));
@@ -61,7 +45,7 @@ export class NamespaceLifecycle {
     });
   }
 
-  private async process(ns: string): Promise<void> {
+  protected async process(ns: string): Promise<void> {
     const nsDef = this.catalog.lookup('', 'v1', 'namespaces')!;
     const stored = this.storage.get(`/core/namespaces/${ns}`);
     if (!stored) return;

@@ -1,36 +1,20 @@
 // Every namespace gets a `default` ServiceAccount, as kube-controller-manager's service
 // account controller does; pods default to it.
-import type { Change, Storage, Watcher } from '../storage/storage.ts';
+import type { Change, Storage } from '../storage/storage.ts';
 import type { ObjectMeta } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import { internalContext } from '../registry/context.ts';
 import type { ObjectStore } from '../registry/store.ts';
-import { WorkLoop } from './work-loop.ts';
+import { ChangeDrivenController } from './change-driven.ts';
 
 const ctx = internalContext('service-account-controller');
 
-export class ServiceAccountController {
-  private readonly loop: WorkLoop;
-  private watcher?: Watcher;
-
-  constructor(
-    private readonly storage: Storage,
-    private readonly store: ObjectStore,
-    private readonly catalog: ResourceCatalog,
-  ) {
-    this.loop = new WorkLoop('service-account-controller', (ns) => this.ensure(ns));
+export class ServiceAccountController extends ChangeDrivenController {
+  constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
+    super('service-account-controller', storage, store, catalog);
   }
 
-  start(): void {
-    this.watcher = this.storage.watch('/', this.storage.currentRevision(), (c) => this.observe(c));
-  }
-
-  stop(): void {
-    this.watcher?.stop();
-    this.loop.stop();
-  }
-
-  private observe(c: Change): void {
+  protected observe(c: Change): void {
     if (c.key.startsWith('/core/namespaces/') && c.type !== 'DELETED')
       this.loop.add(c.key.slice('/core/namespaces/'.length));
     // Deleting the default ServiceAccount brings it back.
@@ -39,7 +23,7 @@ export class ServiceAccountController {
     }
   }
 
-  private async ensure(ns: string): Promise<void> {
+  protected async process(ns: string): Promise<void> {
     const nsStored = this.storage.get(`/core/namespaces/${ns}`);
     if (!nsStored || (JSON.parse(nsStored.json) as { metadata: ObjectMeta }).metadata.deletionTimestamp) return;
     const def = this.catalog.lookup('', 'v1', 'serviceaccounts')!;

@@ -37,8 +37,7 @@ export function clusterUidReader(client: KubeClient): (signal?: AbortSignal) => 
 
 export function hostIpOf(d: AdaptorDeps): string {
   const node = d.nodes.get(undefined, d.opts.nodeName) as
-    | (KubeObject & { status?: { addresses?: Array<{ type: string; address: string }> } })
-    | undefined;
+    (KubeObject & { status?: { addresses?: Array<{ type: string; address: string }> } }) | undefined;
   return node?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '';
 }
 

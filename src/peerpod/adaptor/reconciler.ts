@@ -41,7 +41,9 @@ async function reconcilePod(d: AdaptorDeps, req: Request, ctx: ReconcileContext)
   if (!pod || !isPeerPod(pod, d.opts.runtimeClassName)) {
     const leftovers = d.peerPods
       .list(req.namespace)
-      .filter((pp) => isOnNode(pp, d.opts.nodeName) && ownerName(pp) === req.name && ownerUidOf(pp) !== pod?.metadata.uid);
+      .filter(
+        (pp) => isOnNode(pp, d.opts.nodeName) && ownerName(pp) === req.name && ownerUidOf(pp) !== pod?.metadata.uid,
+      );
     if (leftovers.some((pp) => hasFinalizer(pp, PEERPOD_FINALIZER))) {
       await releaseLeftovers(d, req.namespace as string, req.name, leftovers, ctx);
     }

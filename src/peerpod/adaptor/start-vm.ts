@@ -52,7 +52,12 @@ export async function startPod(
   ctx.log.info({ pod: podRef(pod), instanceID: vm.id, ip }, 'pod running in its VM');
 }
 
-async function ensurePeerPod(d: AdaptorDeps, pod: KubeObject, provider: string, ctx: ReconcileContext): Promise<PeerPod> {
+async function ensurePeerPod(
+  d: AdaptorDeps,
+  pod: KubeObject,
+  provider: string,
+  ctx: ReconcileContext,
+): Promise<PeerPod> {
   const want = newPeerPod(pod, provider, d.opts.nodeName);
   let pp: PeerPod;
   try {
@@ -128,9 +133,16 @@ async function recordInstance(
     ...(annotated ? {} : { metadata: { annotations: { [NODE_ANNOTATION]: d.opts.nodeName } } }),
     spec: { instanceID: vm.id, cloudProvider: provider },
   };
-  const written = await d.client.patch<PeerPod>(PeerPods, pp.metadata.name as string, pp.metadata.namespace, patch, 'merge', {
-    signal: ctx.signal,
-  });
+  const written = await d.client.patch<PeerPod>(
+    PeerPods,
+    pp.metadata.name as string,
+    pp.metadata.namespace,
+    patch,
+    'merge',
+    {
+      signal: ctx.signal,
+    },
+  );
   await waitForCache(d.peerPods, written);
   if (previous && previous !== vm.id) {
     // The recorded VM died and a new one took its name; make sure the old one is really gone.

@@ -19,3 +19,5 @@ export {
   qemuAvailable,
 } from './settings.ts';
 export type { ProviderChoice, StackProviderName } from './settings.ts';
+export { qemuProcessesUnder, vmSizeOfArgs } from './processes.ts';
+export type { VmProcess } from './processes.ts';

@@ -67,17 +67,27 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
     const pod = await createPod(env, {
       annotations: { [VmAnnotations.vcpus]: '2', [VmAnnotations.memory]: '96' },
     });
-    const running = await eventually(async () => {
-      const cur = await getPod(env, pod);
-      return isReady(cur) ? cur : undefined;
-    }, { timeoutMs: 30_000, what: 'the pod to run' });
+    const running = await eventually(
+      async () => {
+        const cur = await getPod(env, pod);
+        return isReady(cur) ? cur : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the pod to run' },
+    );
     const node = running?.spec.nodeName as string;
     assert.ok(NODES.includes(node));
 
     const [pp, ...more] = await peerPodsOf(env, pod);
     assert.equal(more.length, 0);
     assert.deepEqual(pp.metadata.ownerReferences, [
-      { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        name: pod.metadata.name,
+        uid: pod.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     assert.deepEqual(pp.metadata.finalizers, [PEERPOD_FINALIZER]);
     assert.equal(pp.spec?.cloudProvider, 'qemu');
@@ -106,7 +116,10 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
     const registry = adaptors?.registries.get(node);
     assert.ok(registry);
     assert.equal(await metricValue(registry, 'peerpods_adaptor_vms_running', { node }), 1);
-    assert.equal(await metricValue(registry, 'peerpods_adaptor_vm_operations_total', { op: 'create', result: 'ok' }), 1);
+    assert.equal(
+      await metricValue(registry, 'peerpods_adaptor_vm_operations_total', { op: 'create', result: 'ok' }),
+      1,
+    );
 
     await env.client.delete(Pods, pod.metadata.name as string, 'default');
     await eventually(async () => !(await getPod(env, pod)), { timeoutMs: 20_000, what: 'the pod to be gone' });
@@ -118,10 +131,13 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
 
   it('leaves a pod of another runtime class to the kubelet', async () => {
     const pod = await createPod(env, { runtimeClassName: null });
-    const running = await eventually(async () => {
-      const cur = await getPod(env, pod);
-      return isReady(cur) ? cur : undefined;
-    }, { what: 'the kubelet to run the pod' });
+    const running = await eventually(
+      async () => {
+        const cur = await getPod(env, pod);
+        return isReady(cur) ? cur : undefined;
+      },
+      { what: 'the kubelet to run the pod' },
+    );
     assert.match(running.status?.podIP ?? '', /^10\.244\./, 'an IP from the node pod CIDR, not a VM');
     assert.equal((await peerPodsOf(env, pod)).length, 0);
     assert.equal((await vmsOf(pod)).length, 0);
@@ -156,15 +172,25 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
     assert.equal((await getPod(env, pod))?.status?.phase, 'Pending');
 
     adaptors = await startAdaptors(env);
-    const running = await eventually(async () => {
-      const cur = await getPod(env, pod);
-      return isReady(cur) ? cur : undefined;
-    }, { timeoutMs: 30_000, what: 'the restarted adaptor to run the pod' });
+    const running = await eventually(
+      async () => {
+        const cur = await getPod(env, pod);
+        return isReady(cur) ? cur : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the restarted adaptor to run the pod' },
+    );
     const vms = await vmsOf(pod);
-    assert.deepEqual(vms.map((v) => v.id), [vm.id], 'the VM was adopted, not duplicated');
+    assert.deepEqual(
+      vms.map((v) => v.id),
+      [vm.id],
+      'the VM was adopted, not duplicated',
+    );
     assert.equal((await processesOf(pod)).length, 1);
     const pps = await peerPodsOf(env, pod);
-    assert.deepEqual(pps.map((p) => [p.metadata.name, p.spec?.instanceID]), [[pp.metadata.name, vm.id]]);
+    assert.deepEqual(
+      pps.map((p) => [p.metadata.name, p.spec?.instanceID]),
+      [[pp.metadata.name, vm.id]],
+    );
     assert.equal(running.status?.podIP, vm.ips[0]);
 
     await env.client.delete(Pods, pod.metadata.name as string, 'default');

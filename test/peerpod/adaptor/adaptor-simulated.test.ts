@@ -64,14 +64,18 @@ describe('peer-pod adaptor (simulated cloud)', { timeout: 120_000 }, () => {
     assert.equal(total, 50);
 
     for (const p of pods) await env.client.delete(Pods, p.metadata.name as string, 'default');
-    await eventually(
-      async () => (await env.client.list(Pods, { namespace: 'default' })).items.length === 0,
-      { timeoutMs: 30_000, intervalMs: 200, what: '50 pods to be gone' },
-    );
-    assert.equal(cloud.snapshot().length, 0, 'every VM deleted');
-    await eventually(async () => (await Promise.all(pods.map((p) => peerPodsOf(env, p)))).every((l) => l.length === 0), {
-      what: 'the PeerPods to be collected',
+    await eventually(async () => (await env.client.list(Pods, { namespace: 'default' })).items.length === 0, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: '50 pods to be gone',
     });
+    assert.equal(cloud.snapshot().length, 0, 'every VM deleted');
+    await eventually(
+      async () => (await Promise.all(pods.map((p) => peerPodsOf(env, p)))).every((l) => l.length === 0),
+      {
+        what: 'the PeerPods to be collected',
+      },
+    );
     const seconds = (Date.now() - started) / 1000;
     assert.ok(seconds < 30, `took ${seconds} s`);
   });
@@ -99,10 +103,10 @@ describe('peer-pod adaptor (simulated cloud)', { timeout: 120_000 }, () => {
     // No CLOUD_PROVIDER yet: the settings come from the cluster.
     adaptors = await startAdaptors(env);
     const pod = await createPod(env);
-    const warning = await eventually(
-      async () => (await eventsFor(env, pod)).find((e) => e.reason === 'NoProvider'),
-      { timeoutMs: 20_000, what: 'a NoProvider warning' },
-    );
+    const warning = await eventually(async () => (await eventsFor(env, pod)).find((e) => e.reason === 'NoProvider'), {
+      timeoutMs: 20_000,
+      what: 'a NoProvider warning',
+    });
     assert.equal(warning.type, 'Warning');
     assert.equal((await peerPodsOf(env, pod)).length, 0, 'nothing is recorded without a provider');
 

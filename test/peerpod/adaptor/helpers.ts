@@ -4,7 +4,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Registry } from 'prom-client';
-import { Events, KubeClient, Namespaces, Nodes, Pods, RuntimeClasses, silentLogger } from '../../../src/runtime/index.ts';
+import {
+  Events,
+  KubeClient,
+  Namespaces,
+  Nodes,
+  Pods,
+  RuntimeClasses,
+  silentLogger,
+} from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { PeerPods, allCrds } from '../../../src/peerpod/api/index.ts';
 import type { PeerPod } from '../../../src/peerpod/api/index.ts';
@@ -151,11 +159,13 @@ export async function peerPodsOf(env: Env, pod: KubeObject): Promise<PeerPod[]> 
   return list.items.filter((pp) => pp.metadata.ownerReferences?.some((r) => r.uid === pod.metadata.uid));
 }
 
-export async function eventsFor(env: Env, obj: KubeObject): Promise<Array<{ reason?: string; type?: string; message?: string }>> {
-  const list = await env.client.list<KubeObject & { reason?: string; type?: string; message?: string; involvedObject?: { uid?: string } }>(
-    Events,
-    { namespace: obj.metadata.namespace ?? 'default' },
-  );
+export async function eventsFor(
+  env: Env,
+  obj: KubeObject,
+): Promise<Array<{ reason?: string; type?: string; message?: string }>> {
+  const list = await env.client.list<
+    KubeObject & { reason?: string; type?: string; message?: string; involvedObject?: { uid?: string } }
+  >(Events, { namespace: obj.metadata.namespace ?? 'default' });
   return list.items.filter((e) => e.involvedObject?.uid === obj.metadata.uid);
 }
 
@@ -199,7 +209,11 @@ export async function cleanupQemu(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const m = registry.getSingleMetric(name);
   if (!m) return 0;
   const data = await m.get();
