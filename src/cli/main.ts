@@ -2,8 +2,10 @@
 import { Command } from 'commander';
 import { registerClusterCommands } from './cluster.ts';
 import { registerStartCommand } from './start.ts';
+import { registerDemoCommand } from './demo.ts';
 import { registerManifestCommands } from './manifests.ts';
 import { registerPeerPodCommands } from './peerpod.ts';
+import { registerPeerPodConfigCommand } from './peerpodconfig.ts';
 import { registerWebhookCommand } from './webhook.ts';
 import { registerAdaptorCommand } from './adaptor.ts';
 
@@ -11,9 +13,11 @@ const program = new Command('peerpods')
   .description('Kubernetes operators for pod VMs, their operator runtime, and an embedded control plane')
   .showHelpAfterError();
 registerStartCommand(program);
+registerDemoCommand(program);
 registerClusterCommands(program);
 registerManifestCommands(program);
 registerPeerPodCommands(program);
+registerPeerPodConfigCommand(program);
 registerWebhookCommand(program);
 registerAdaptorCommand(program);
 

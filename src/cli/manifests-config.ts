@@ -11,6 +11,7 @@ import {
   LEADER_ELECTION_ID,
   peerPodRbacRules,
 } from '../peerpod/controllers/index.ts';
+import { peerPodConfigRbacRules } from './peerpodconfig-rbac.ts';
 
 export interface ManifestOptions {
   /** Namespace of the operator (its $PEERPODS_NAMESPACE). Default peerpods-system. */
@@ -24,6 +25,8 @@ const NAME = 'peerpods-controller-manager';
 const LABELS = { 'app.kubernetes.io/name': 'peerpods', 'app.kubernetes.io/managed-by': 'peerpods' };
 const SELECTOR = { 'control-plane': 'peerpod-controller' };
 const PROBE_PORT = 8081;
+const PPC_NAME = 'peerpods-peerpodconfig-controller';
+const PPC_ROLE = 'peerpods-peerpodconfig-role';
 
 export interface Layers {
   crd: KubeObject[];
@@ -39,6 +42,7 @@ function meta(name: string, namespace?: string): KubeObject['metadata'] {
 export function buildLayers(opts: ManifestOptions = {}): Layers {
   const ns = opts.namespace ?? DEFAULT_NAMESPACE;
   const rules = peerPodRbacRules({ configMap: DEFAULT_CONFIGMAP, secret: DEFAULT_SECRET });
+  const ppcRules = peerPodConfigRbacRules();
   const subject = [{ kind: 'ServiceAccount', name: NAME, namespace: ns }];
   const rbacApi = 'rbac.authorization.k8s.io/v1';
   const binding = (kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, roleKind: string, roleName: string) => ({
@@ -61,10 +65,16 @@ export function buildLayers(opts: ManifestOptions = {}): Layers {
       rules: rules.leaderElection,
     },
     binding('RoleBinding', 'peerpods-leader-election-rolebinding', 'Role', 'peerpods-leader-election-role'),
+    // The PeerPodConfig controller runs under the same service account (its own Deployment).
+    { apiVersion: rbacApi, kind: 'ClusterRole', metadata: meta(PPC_ROLE), rules: ppcRules.cluster },
+    binding('ClusterRoleBinding', `${PPC_ROLE}binding`, 'ClusterRole', PPC_ROLE),
+    { apiVersion: rbacApi, kind: 'Role', metadata: meta(PPC_ROLE, ns), rules: ppcRules.namespaced },
+    binding('RoleBinding', `${PPC_ROLE}binding`, 'Role', PPC_ROLE),
   ];
   const manager: KubeObject[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns) },
     deployment(ns, opts.image ?? DEFAULT_IMAGE),
+    peerPodConfigDeployment(ns, opts.image ?? DEFAULT_IMAGE),
     {
       apiVersion: 'v1',
       kind: 'Service',
@@ -141,6 +151,45 @@ function deployment(ns: string, image: string): KubeObject {
           volumes: [
             { name: 'ssh', secret: { secretName: 'ssh-key-secret', optional: true, defaultMode: 0o600 } },
             { name: 'tmp', emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** `run peerpodconfig-controller`: cluster-scoped work (nodes, webhook config), so one leader-elected replica. */
+function peerPodConfigDeployment(ns: string, image: string): KubeObject {
+  const selector = { 'control-plane': 'peerpodconfig-controller' };
+  const probe = (path: string) => ({ httpGet: { path, port: PROBE_PORT }, periodSeconds: 10 });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { ...meta(PPC_NAME, ns), labels: { ...LABELS, ...selector } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels: selector },
+        spec: {
+          serviceAccountName: NAME,
+          securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name: 'manager',
+              image,
+              args: ['run', 'peerpodconfig-controller', '--leader-elect', `--health-probe-bind-address=:${PROBE_PORT}`],
+              env: [{ name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+              ports: [{ name: 'probes', containerPort: PROBE_PORT, protocol: 'TCP' }],
+              livenessProbe: probe('/healthz'),
+              readinessProbe: probe('/readyz'),
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+            },
           ],
         },
       },

@@ -2,28 +2,8 @@
 // that walk through a peer pod's life.
 import { relative } from 'node:path';
 import { stringify } from 'yaml';
-import type { KubeObject } from '../runtime/index.ts';
-import { QEMU_BINARY, RUNTIME_CLASS, SAMPLE_LIMIT } from '../peerpod/main/index.ts';
+import { QEMU_BINARY, RUNTIME_CLASS, SAMPLE_LIMIT, peerPodManifest } from '../peerpod/main/index.ts';
 import type { ProviderChoice } from '../peerpod/main/index.ts';
-
-export function peerPodManifest(name: string, resources = { cpu: '1', memory: '128Mi' }): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'default' },
-    spec: {
-      runtimeClassName: RUNTIME_CLASS,
-      containers: [
-        {
-          name: 'app',
-          image: 'registry.k8s.io/pause:3.9',
-          // The webhook turns these into the VM size annotations and asks for one kata.peerpods.io/vm instead.
-          resources: { requests: resources, limits: resources },
-        },
-      ],
-    },
-  };
-}
 
 export function peerPodYaml(name: string): string {
   return stringify(peerPodManifest(name));

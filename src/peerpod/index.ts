@@ -4,3 +4,4 @@ export * from './api/index.ts';
 export * from './controllers/index.ts';
 export * as providers from './providers/index.ts';
 export * as webhook from './webhook/index.ts';
+export * as adaptor from './adaptor/index.ts';

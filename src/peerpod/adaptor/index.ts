@@ -22,6 +22,8 @@ export type { VmSize } from './vm-size.ts';
 export { peerPodNameFor } from './peerpod-record.ts';
 export { ProviderUnavailableError } from './provider-source.ts';
 export { adaptorMetrics } from './metrics.ts';
+export { adaptorRbacRules } from './rbac.ts';
+export type { AdaptorRbac } from './rbac.ts';
 
 export interface StartAdaptorOptions extends AdaptorOptions {
   /** API client; default KubeClient.load() with `kubeconfig` (else $KUBECONFIG, ~/.kube/config, in-cluster). */

@@ -1,7 +1,7 @@
 // Stopping a pod's VM: delete it through the provider, release `peer.pod/finalizer` (only that one,
 // by a guarded JSON patch), then finish the pod's deletion. The garbage collector removes the
 // PeerPod through its owner reference once the pod is gone.
-import { Pods, hasFinalizer, isConflict, isNotFound, removeFinalizer } from '../../runtime/index.ts';
+import { Pods, hasFinalizer, isConflict, isNotFound, removeFinalizer, waitForCache } from '../../runtime/index.ts';
 import type { KubeObject, ReconcileContext } from '../../runtime/index.ts';
 import { CLUSTER_UID_TAG } from '../providers/index.ts';
 import { PEERPOD_FINALIZER, PeerPods } from '../api/index.ts';
@@ -55,14 +55,19 @@ export async function deleteVms(
 export async function releaseFinalizers(d: AdaptorDeps, released: PeerPod[], ctx: ReconcileContext): Promise<void> {
   for (const pp of released) {
     if (hasFinalizer(pp, PEERPOD_FINALIZER)) {
-      await removeFinalizer(d.client, PeerPods, pp, PEERPOD_FINALIZER, { signal: ctx.signal });
+      const written = await removeFinalizer(d.client, PeerPods, pp, PEERPOD_FINALIZER, { signal: ctx.signal });
+      // The reconcile this write triggers must not see the finalizer again and repeat the delete.
+      await waitForCache(d.peerPods, written, { throwOnTimeout: false });
     }
   }
 }
 
 /** The pod has a deletionTimestamp: stop its VM, then finish the deletion (we are its kubelet). */
 export async function stopPod(d: AdaptorDeps, pod: KubeObject, owned: PeerPod[], ctx: ReconcileContext): Promise<void> {
-  const released = await deleteVms(d, pod.metadata.uid as string, owned, pod, ctx);
+  // A PeerPod without the finalizer had its VM released already (by us before a restart, or by
+  // upstream's adaptor); deleting again would only repeat provider calls and events.
+  const held = owned.filter((pp) => hasFinalizer(pp, PEERPOD_FINALIZER));
+  const released = await deleteVms(d, pod.metadata.uid as string, held, pod, ctx);
   await releaseFinalizers(d, released, ctx);
   try {
     await d.client.delete(Pods, pod.metadata.name as string, pod.metadata.namespace, {
@@ -97,6 +102,7 @@ export async function releaseLeftovers(
   }
   const byOwner = new Map<string, PeerPod[]>();
   for (const pp of leftovers) {
+    if (!hasFinalizer(pp, PEERPOD_FINALIZER)) continue;
     const uid = ownerUidOf(pp) ?? '';
     if (!uid || uid === live?.metadata.uid) continue;
     byOwner.set(uid, [...(byOwner.get(uid) ?? []), pp]);

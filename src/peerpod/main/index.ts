@@ -21,3 +21,4 @@ export {
 export type { ProviderChoice, StackProviderName } from './settings.ts';
 export { qemuProcessesUnder, vmSizeOfArgs } from './processes.ts';
 export type { VmProcess } from './processes.ts';
+export { peerPodManifest } from './manifest.ts';

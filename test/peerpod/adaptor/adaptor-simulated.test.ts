@@ -1,11 +1,14 @@
 // The adaptor with the in-process simulated cloud: many pods at once, a provider that fails (Warning
-// event on the pod, then a retry that succeeds), and a provider that is not configured yet.
+// event on the pod, then a retry that succeeds), the PeerPod controller's orphan sweep next to it,
+// and a provider that is not configured yet.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConfigMaps, Pods } from '../../../src/runtime/index.ts';
+import { Registry } from 'prom-client';
+import { ConfigMaps, KubeClient, Manager, Namespaces, Pods, silentLogger } from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { POD_UID_TAG } from '../../../src/peerpod/adaptor/index.ts';
-import { SimulatedProvider } from '../../../src/peerpod/providers/index.ts';
+import { CLUSTER_UID_TAG, SimulatedProvider } from '../../../src/peerpod/providers/index.ts';
+import { setupPeerPodController } from '../../../src/peerpod/controllers/index.ts';
 import {
   SETTINGS_NS,
   createPod,
@@ -96,6 +99,59 @@ describe('peer-pod adaptor (simulated cloud)', { timeout: 120_000 }, () => {
     await env.client.delete(Pods, pod.metadata.name as string, 'default');
     await eventually(async () => !(await getPod(env, pod)), { what: 'the pod to be gone' });
     assert.equal(cloud.snapshot().length, 0);
+  });
+
+  it('tags VMs so the PeerPod controller sweep keeps recorded ones and finds unrecorded ones', async () => {
+    const registry = new Registry();
+    const client = KubeClient.fromKubeconfigString(env.cluster.kubeconfig, {
+      metricsRegistry: registry,
+      logger: silentLogger(),
+    });
+    const manager = new Manager({
+      client,
+      logger: silentLogger(),
+      metricsRegistry: registry,
+      server: false,
+      handleSignals: false,
+    });
+    const ctl = setupPeerPodController(manager, {
+      namespace: SETTINGS_NS,
+      providerFactory: async () => cloud,
+      sweepProviders: ['simulated'],
+      sweepIntervalMs: 0,
+      orphanGraceMs: 0,
+    });
+    const running = manager.start();
+    try {
+      const pods: KubeObject[] = [];
+      for (let i = 0; i < 5; i++) pods.push(await createPod(env, { name: `swept-${i}` }));
+      await eventually(async () => (await Promise.all(pods.map((p) => getPod(env, p)))).every(isReady), {
+        timeoutMs: 20_000,
+        what: '5 pods to run',
+      });
+      const clusterUid = (await env.client.get(Namespaces, 'kube-system')).metadata.uid as string;
+      const stray = await cloud.createInstance({
+        podName: 'stray',
+        podNamespace: 'default',
+        sandboxId: 'deadbeef',
+        vcpus: 0,
+        memoryMiB: 0,
+        tags: { [CLUSTER_UID_TAG]: clusterUid },
+      });
+      const [result] = await ctl.sweeper.sweepOnce();
+      assert.equal(result.listed, 6, 'every VM the adaptor made carries the cluster tag');
+      assert.deepEqual(result.deleted, [stray.id], 'only the VM no PeerPod names is an orphan');
+      assert.equal(cloud.snapshot().length, 5);
+      for (const p of pods) await env.client.delete(Pods, p.metadata.name as string, 'default');
+      await eventually(async () => (await Promise.all(pods.map((p) => getPod(env, p)))).every((p) => !p), {
+        what: 'the pods to be gone',
+      });
+      assert.equal(cloud.snapshot().length, 0);
+    } finally {
+      await manager.stop();
+      await running.catch(() => undefined);
+      client.close();
+    }
   });
 
   it('waits for a provider to be configured, then runs the pod', async () => {

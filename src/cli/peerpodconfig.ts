@@ -1,0 +1,87 @@
+// `peerpods run peerpodconfig-controller`: the PeerPodConfig controller (node VM capacity, the
+// adaptor DaemonSet, the webhook Deployment/Service/certificate/MutatingWebhookConfiguration)
+// against the current kubeconfig context, or in-cluster.
+import type { Command } from 'commander';
+import { KubeClient, Manager, createLogger } from '../runtime/index.ts';
+import { DEFAULT_ADAPTOR_IMAGE, DEFAULT_WEBHOOK_IMAGE, setupPeerPodConfigController } from '../peerpod/controllers/index.ts';
+import { DEFAULT_EXTENDED_RESOURCE } from '../peerpod/webhook/index.ts';
+import { parseBindAddress, parsePositiveInt } from './peerpod-options.ts';
+
+/** Its own Lease: it may run beside the PeerPod controller, which holds upstream's ID. */
+export const PEERPODCONFIG_LEADER_ELECTION_ID = 'peerpodconfig.confidentialcontainers.org';
+
+export interface RunPeerPodConfigOptions {
+  kubeconfig?: string;
+  namespace?: string;
+  extendedResource: string;
+  adaptorImage: string;
+  deployAdaptor: boolean;
+  webhook: boolean;
+  webhookImage: string;
+  maxConcurrentReconciles: number;
+  leaderElect?: boolean;
+  healthProbeBindAddress: { host: string; port: number } | false;
+}
+
+/** Runs until SIGTERM/SIGINT. */
+export async function runPeerPodConfigController(o: RunPeerPodConfigOptions): Promise<void> {
+  const logger = createLogger('peerpodconfig-controller');
+  const client = await KubeClient.load({
+    ...(o.kubeconfig ? { kubeconfigPath: o.kubeconfig } : {}),
+    logger: logger.child({ component: 'kube-client' }),
+  });
+  const namespace = o.namespace || process.env.PEERPODS_NAMESPACE || client.namespace || 'default';
+  const manager = new Manager({
+    client,
+    logger,
+    server: o.healthProbeBindAddress,
+    leaderElection: o.leaderElect ? { leaseName: PEERPODCONFIG_LEADER_ELECTION_ID, namespace } : false,
+  });
+  setupPeerPodConfigController(manager, {
+    extendedResource: o.extendedResource,
+    adaptorImage: o.adaptorImage,
+    deployAdaptor: o.deployAdaptor,
+    webhook: o.webhook ? { image: o.webhookImage } : false,
+    maxConcurrentReconciles: o.maxConcurrentReconciles,
+  });
+  logger.info(
+    { server: client.server, namespace, webhook: o.webhook, deployAdaptor: o.deployAdaptor },
+    'starting the PeerPodConfig controller',
+  );
+  try {
+    await manager.start();
+  } finally {
+    client.close();
+  }
+}
+
+/** `run` is shared with other operators' subcommands; whoever registers first creates it. */
+function runCommand(program: Command): Command {
+  return (
+    program.commands.find((c) => c.name() === 'run') ??
+    program.command('run').description('run an operator against the current kubeconfig context or in-cluster')
+  );
+}
+
+export function registerPeerPodConfigCommand(program: Command): void {
+  runCommand(program)
+    .command('peerpodconfig-controller')
+    .description('advertise pod VM capacity on nodes; deploy the adaptor DaemonSet and the pod webhook')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--namespace <ns>', 'namespace of the leader-election Lease (default: $PEERPODS_NAMESPACE)')
+    .option('--extended-resource <name>', 'node resource one pod VM takes', DEFAULT_EXTENDED_RESOURCE)
+    .option('--adaptor-image <ref>', 'adaptor image (default: $RELATED_IMAGE_CAA, else upstream)',
+      process.env.RELATED_IMAGE_CAA || DEFAULT_ADAPTOR_IMAGE)
+    .option('--no-deploy-adaptor', 'do not deploy the adaptor DaemonSet')
+    .option('--no-webhook', 'do not deploy the webhook (someone else does, e.g. a Helm chart)')
+    .option('--webhook-image <ref>', 'image running `peerpods run webhook`', DEFAULT_WEBHOOK_IMAGE)
+    .option('--max-concurrent-reconciles <n>', 'workers', parsePositiveInt, 1)
+    .option('--leader-elect', `elect a leader through the Lease ${PEERPODCONFIG_LEADER_ELECTION_ID}`)
+    .option(
+      '--health-probe-bind-address <addr>',
+      '/healthz, /readyz and /metrics ([host]:port; 0 disables)',
+      parseBindAddress,
+      { host: '127.0.0.1', port: 8082 },
+    )
+    .action(runPeerPodConfigController);
+}

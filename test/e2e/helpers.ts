@@ -1,0 +1,57 @@
+// Runs the real `peerpods` CLI as a child process and follows its output.
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface CliRun {
+  child: ChildProcessWithoutNullStreams;
+  output(): string;
+  /** Resolves when a stdout line matches, rejects at the deadline or when the process exits first. */
+  waitForLine(re: RegExp, timeoutMs: number): Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/peerpods.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
+  let out = '';
+  const waiters: Array<() => void> = [];
+  const onData = (d: Buffer): void => {
+    out += d.toString();
+    for (const w of waiters.splice(0)) w();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      resolve({ code, signal });
+      for (const w of waiters.splice(0)) w();
+    }),
+  );
+  let done = false;
+  void exited.then(() => (done = true));
+  return {
+    child,
+    output: () => out,
+    exited,
+    waitForLine(re, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          const line = out.split('\n').find((l) => re.test(l));
+          if (line !== undefined) return resolve(line);
+          if (done) return reject(new Error(`exited before printing ${re}:\n${out}`));
+          if (Date.now() > deadline) return reject(new Error(`no line matching ${re} within ${timeoutMs} ms:\n${out}`));
+          waiters.push(check);
+          setTimeout(check, Math.max(0, deadline - Date.now()) + 10).unref();
+        };
+        check();
+      });
+    },
+  };
+}
