@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -10,12 +10,13 @@ import { runRuntime } from './runtime.ts';
 import type { RuntimeResults } from './runtime.ts';
 import { runSchedulerBench } from './scheduler.ts';
 import { runPeerPodBench } from './peerpod.ts';
+import { runPeerPodE2eBench } from './peerpod-e2e.ts';
 
 const onlyIdx = process.argv.indexOf('--only');
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
-const PARTS = ['apiserver', 'runtime', 'scheduler', 'peerpod'];
+const PARTS = ['apiserver', 'runtime', 'scheduler', 'peerpod', 'peerpod-e2e'];
 if (only !== undefined && !PARTS.includes(only)) {
-  console.error('usage: npm run bench [-- --only apiserver|runtime|scheduler|peerpod]');
+  console.error('usage: npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e]');
   process.exit(2);
 }
 
@@ -34,6 +35,7 @@ let apiserver: ApiserverResults | undefined;
 let runtime: RuntimeResults | undefined;
 let scheduler: Record<string, number> | undefined;
 let peerpod: Record<string, number> | undefined;
+let peerpodE2e: Record<string, number> | undefined;
 const wants = (part: string): boolean => only === undefined || only === part;
 if (wants('apiserver')) apiserver = await runApiserver(log);
 if (wants('runtime')) runtime = await runRuntime(log);
@@ -44,6 +46,10 @@ if (wants('scheduler')) {
 if (wants('peerpod')) {
   log('peerpod: 1,000 dangling PeerPods (simulated provider, 100 ms per delete) and 50 qemu VMs');
   peerpod = await runPeerPodBench();
+}
+if (wants('peerpod-e2e')) {
+  log('peerpod-e2e: 200 peer pods at once on the whole stack (simulated provider), then 20 on qemu');
+  peerpodE2e = await runPeerPodE2eBench();
 }
 const seconds = (nowMs() - t0) / 1000;
 
@@ -130,6 +136,7 @@ const TARGETS: Record<string, { min: number; text: string }> = {
 for (const [part, figures] of [
   ['scheduler', scheduler],
   ['peerpod', peerpod],
+  ['peerpod-e2e', peerpodE2e],
 ] as const) {
   for (const [key, value] of Object.entries(figures ?? {})) {
     const t = TARGETS[key];
@@ -155,7 +162,17 @@ if (peerpod) {
   });
 }
 
-const results = { machine, seconds, only: only ?? 'all', apiserver, runtime, scheduler, peerpod, table: rows };
+const results = {
+  machine,
+  seconds,
+  only: only ?? 'all',
+  apiserver,
+  runtime,
+  scheduler,
+  peerpod,
+  peerpodE2e,
+  table: rows,
+};
 const outDir = join(BENCH_DIR, 'results');
 mkdirSync(outDir, { recursive: true });
 const latestName = only ? `latest-${only}` : 'latest';

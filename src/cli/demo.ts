@@ -34,7 +34,9 @@ export async function demo(o: DemoOptions, print: (line: string) => void): Promi
     orphanGraceMs: o.orphanGrace,
     sweepIntervalMs: 1000,
   });
-  print(`  stack up in ${((performance.now() - started) / 1000).toFixed(2)} s: control plane, nodes ${local.nodes.join(', ')}, controllers, webhook, adaptors`);
+  print(
+    `  stack up in ${((performance.now() - started) / 1000).toFixed(2)} s: control plane, nodes ${local.nodes.join(', ')}, controllers, webhook, adaptors`,
+  );
   let results: StepResult[] = [];
   try {
     results = await runDemo(

@@ -27,6 +27,8 @@ export interface LocalStackOptions {
   orphanGraceMs?: number;
   sweepIntervalMs?: number;
   adaptorWorkers?: number;
+  /** Cluster-wide pod VMs in the sample PeerPodConfig (default 4). */
+  limit?: number;
 }
 
 export interface LocalStack {
@@ -63,6 +65,7 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
       ...(o.orphanGraceMs !== undefined ? { orphanGraceMs: o.orphanGraceMs } : {}),
       ...(o.sweepIntervalMs !== undefined ? { sweepIntervalMs: o.sweepIntervalMs } : {}),
       ...(o.adaptorWorkers ? { adaptorWorkers: o.adaptorWorkers } : {}),
+      ...(o.limit ? { limit: o.limit } : {}),
       registerNodeAgent: (rc) => cp.internals.registerNodeAgent(rc),
       serveWebhook: (address) =>
         cp.internals.setServiceResolver((ns, name, port) =>

@@ -3,7 +3,11 @@
 // against the current kubeconfig context, or in-cluster.
 import type { Command } from 'commander';
 import { KubeClient, Manager, createLogger } from '../runtime/index.ts';
-import { DEFAULT_ADAPTOR_IMAGE, DEFAULT_WEBHOOK_IMAGE, setupPeerPodConfigController } from '../peerpod/controllers/index.ts';
+import {
+  DEFAULT_ADAPTOR_IMAGE,
+  DEFAULT_WEBHOOK_IMAGE,
+  setupPeerPodConfigController,
+} from '../peerpod/controllers/index.ts';
 import { DEFAULT_EXTENDED_RESOURCE } from '../peerpod/webhook/index.ts';
 import { parseBindAddress, parsePositiveInt } from './peerpod-options.ts';
 
@@ -70,8 +74,11 @@ export function registerPeerPodConfigCommand(program: Command): void {
     .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--namespace <ns>', 'namespace of the leader-election Lease (default: $PEERPODS_NAMESPACE)')
     .option('--extended-resource <name>', 'node resource one pod VM takes', DEFAULT_EXTENDED_RESOURCE)
-    .option('--adaptor-image <ref>', 'adaptor image (default: $RELATED_IMAGE_CAA, else upstream)',
-      process.env.RELATED_IMAGE_CAA || DEFAULT_ADAPTOR_IMAGE)
+    .option(
+      '--adaptor-image <ref>',
+      'adaptor image (default: $RELATED_IMAGE_CAA, else upstream)',
+      process.env.RELATED_IMAGE_CAA || DEFAULT_ADAPTOR_IMAGE,
+    )
     .option('--no-deploy-adaptor', 'do not deploy the adaptor DaemonSet')
     .option('--no-webhook', 'do not deploy the webhook (someone else does, e.g. a Helm chart)')
     .option('--webhook-image <ref>', 'image running `peerpods run webhook`', DEFAULT_WEBHOOK_IMAGE)

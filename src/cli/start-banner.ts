@@ -36,7 +36,8 @@ export function bannerLines(b: BannerInfo): string[] {
     `provider: ${b.provider.name} — ${b.provider.reason}`,
   ];
   if (b.provider.installHint) lines.push(`          ${b.provider.installHint}; then restart`);
-  if (b.provider.name === 'qemu') lines.push(`          VM state, logs and QMP sockets: ${rel(b.providerConfig.QEMU_STATE_DIR)}`);
+  if (b.provider.name === 'qemu')
+    lines.push(`          VM state, logs and QMP sockets: ${rel(b.providerConfig.QEMU_STATE_DIR)}`);
   if (b.reapedAtStart > 0) lines.push(`          deleted ${b.reapedAtStart} VM(s) an earlier run left behind`);
   lines.push(
     `running: PeerPod + PeerPodConfig controllers, pod webhook (https://${b.webhook.host}:${b.webhook.port}, in-process;`,

@@ -41,7 +41,7 @@ describe('demo step runner', () => {
         ['two', false],
       ],
     );
-    assert.match(lines[0], /^✓  1\. one \( *\d+\.\d\d s\) — fine$/);
-    assert.match(lines[1], /^✗  2\. two \( *\d+\.\d\d s\) — broke$/);
+    assert.match(lines[0], /^✓ {2}1\. one \( *\d+\.\d\d s\) — fine$/);
+    assert.match(lines[1], /^✗ {2}2\. two \( *\d+\.\d\d s\) — broke$/);
   });
 });

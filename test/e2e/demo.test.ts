@@ -15,8 +15,16 @@ describe('peerpods demo (qemu)', { timeout: 120_000 }, () => {
     assert.equal(code, 0, out);
     const stepLines = out.split('\n').filter((l) => /^[✓✗] +\d+\./.test(l));
     assert.equal(stepLines.length, demoSteps().length, out);
-    assert.ok(stepLines.every((l) => l.startsWith('✓')), out);
-    for (const want of [/Insufficient kata\.peerpods\.io\/vm/, /-smp 2 -m 256/, /PeerPod controller deletes the VM/, /swept after/]) {
+    assert.ok(
+      stepLines.every((l) => l.startsWith('✓')),
+      out,
+    );
+    for (const want of [
+      /Insufficient kata\.peerpods\.io\/vm/,
+      /-smp 2 -m 256/,
+      /PeerPod controller deletes the VM/,
+      /swept after/,
+    ]) {
       assert.match(out, want);
     }
     assert.match(out, /all \d+ steps held/);

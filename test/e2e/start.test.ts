@@ -24,7 +24,17 @@ describe('peerpods start (qemu)', { timeout: 120_000 }, () => {
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'peerpods-start-'));
     kubeconfig = path.join(dir, 'kubeconfig');
-    run = runCli(['start', '--port', '0', '--kubeconfig', kubeconfig, '--provider', 'qemu', '--summary-interval', '500ms']);
+    run = runCli([
+      'start',
+      '--port',
+      '0',
+      '--kubeconfig',
+      kubeconfig,
+      '--provider',
+      'qemu',
+      '--summary-interval',
+      '500ms',
+    ]);
     await run.waitForLine(/^peerpods ready/, 60_000);
   });
 
@@ -45,10 +55,13 @@ describe('peerpods start (qemu)', { timeout: 120_000 }, () => {
 
   it('runs a peer pod in a QEMU VM and deletes the VM with the pod', async () => {
     await k(['apply', '-f', path.join(dir, 'peer-pod.yaml')]);
-    await eventually(async () => (await k(['get', 'pod', 'peer-pod-1', '-o', 'jsonpath={.status.phase}'])) === 'Running', {
-      timeoutMs: 30_000,
-      what: 'peer-pod-1 Running',
-    });
+    await eventually(
+      async () => (await k(['get', 'pod', 'peer-pod-1', '-o', 'jsonpath={.status.phase}'])) === 'Running',
+      {
+        timeoutMs: 30_000,
+        what: 'peer-pod-1 Running',
+      },
+    );
     const instanceID = await k(['get', 'peerpods', '-o', 'jsonpath={.items[0].spec.instanceID}']);
     const vms = await qemuProcessesUnder(dir);
     assert.equal(vms.length, 1);

@@ -55,18 +55,19 @@ export async function clusterVms(d: DemoContext): Promise<Instance[]> {
   return d.stack.provider.listInstances({ [CLUSTER_UID_TAG]: d.stack.clusterUid });
 }
 
-export async function eventsOf(
-  d: DemoContext,
-  obj: KubeObject,
-): Promise<Array<{ reason?: string; message?: string }>> {
-  const { items } = await d.client.list<KubeObject & { reason?: string; message?: string; involvedObject?: { uid?: string } }>(
-    Events,
-    { namespace: obj.metadata.namespace },
-  );
+export async function eventsOf(d: DemoContext, obj: KubeObject): Promise<Array<{ reason?: string; message?: string }>> {
+  const { items } = await d.client.list<
+    KubeObject & { reason?: string; message?: string; involvedObject?: { uid?: string } }
+  >(Events, { namespace: obj.metadata.namespace });
   return items.filter((e) => e.involvedObject?.uid === obj.metadata.uid);
 }
 
-export function waitFor(d: DemoContext, what: string, check: () => Promise<boolean>, timeoutMs = d.timeoutMs): Promise<void> {
+export function waitFor(
+  d: DemoContext,
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = d.timeoutMs,
+): Promise<void> {
   return until(what, check, timeoutMs);
 }
 

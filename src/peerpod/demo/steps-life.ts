@@ -15,7 +15,10 @@ export const FIRST_PODS: Array<[string, { cpu: string; memory: string }]> = [
 
 const mib = (q: string): number => Number(q.replace(/Mi$/, ''));
 
-export async function createPods(d: DemoContext, pods: Array<[string, { cpu: string; memory: string }]>): Promise<void> {
+export async function createPods(
+  d: DemoContext,
+  pods: Array<[string, { cpu: string; memory: string }]>,
+): Promise<void> {
   for (const [name, res] of pods) {
     await d.client.create(Pods, peerPodManifest(name, res, d.namespace));
     d.pods.set(name, res);
@@ -71,7 +74,8 @@ export const lifeSteps: Step<DemoContext>[] = [
       });
       const vms = await clusterVms(d);
       if (vms.length !== 2) throw new Error(`provider lists ${vms.length} VMs, want 2`);
-      if (d.stack.provider.name !== 'qemu') return `${vms.length} ${d.stack.provider.name} VMs: ${vms.map((v) => v.name).join(', ')}`;
+      if (d.stack.provider.name !== 'qemu')
+        return `${vms.length} ${d.stack.provider.name} VMs: ${vms.map((v) => v.name).join(', ')}`;
       const procs = await qemuProcessesUnder(d.stateDir);
       const sizes: string[] = [];
       for (const [name, want] of FIRST_PODS) {
@@ -79,7 +83,9 @@ export const lifeSteps: Step<DemoContext>[] = [
         if (!p) throw new Error(`no qemu process for ${name}`);
         const size = vmSizeOfArgs(p.args);
         if (size.vcpus !== Number(want.cpu) || size.memoryMiB !== mib(want.memory)) {
-          throw new Error(`${name}: qemu -smp ${size.vcpus} -m ${size.memoryMiB}, want ${want.cpu}/${mib(want.memory)}`);
+          throw new Error(
+            `${name}: qemu -smp ${size.vcpus} -m ${size.memoryMiB}, want ${want.cpu}/${mib(want.memory)}`,
+          );
         }
         sizes.push(`${name}: pid ${p.pid} -smp ${size.vcpus} -m ${size.memoryMiB}`);
       }
@@ -96,7 +102,8 @@ export const lifeSteps: Step<DemoContext>[] = [
         const [pp, ...more] = await peerPodsOf(d, pod?.metadata.uid as string);
         if (!pp || more.length) throw new Error(`${name}: ${more.length + (pp ? 1 : 0)} PeerPods, want 1`);
         const owner = pp.metadata.ownerReferences?.[0];
-        if (owner?.kind !== 'Pod' || owner.controller !== true) throw new Error(`${pp.metadata.name}: owner ${JSON.stringify(owner)}`);
+        if (owner?.kind !== 'Pod' || owner.controller !== true)
+          throw new Error(`${pp.metadata.name}: owner ${JSON.stringify(owner)}`);
         if (!pp.metadata.finalizers?.includes(PEERPOD_FINALIZER)) throw new Error(`${pp.metadata.name}: no finalizer`);
         if (!pp.spec?.instanceID) throw new Error(`${pp.metadata.name}: no instanceID`);
         out.push(`${pp.metadata.name} → ${pp.spec.instanceID.slice(0, 13)}`);

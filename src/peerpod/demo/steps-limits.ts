@@ -7,13 +7,19 @@ import { clusterVms, eventsOf, getPod, peerPodsOf, podsByName, running, waitFor 
 import type { Step } from './runner.ts';
 import { createPods } from './steps-life.ts';
 
-const MORE = Array.from({ length: SAMPLE_LIMIT - 1 }, (_, i) => [`demo-${i + 3}`, { cpu: '1', memory: '128Mi' }] as const);
+const MORE = Array.from(
+  { length: SAMPLE_LIMIT - 1 },
+  (_, i) => [`demo-${i + 3}`, { cpu: '1', memory: '128Mi' }] as const,
+);
 
 export const limitSteps: Step<DemoContext>[] = [
   {
     title: `over the limit (${SAMPLE_LIMIT} VMs): the 5th pod stays Pending`,
     async run(d) {
-      await createPods(d, MORE.map(([n, r]) => [n, { ...r }]));
+      await createPods(
+        d,
+        MORE.map(([n, r]) => [n, { ...r }]),
+      );
       let pending: PodView | undefined;
       let message = '';
       await waitFor(d, `${SAMPLE_LIMIT} pods Running and 1 Pending with FailedScheduling`, async () => {
@@ -46,7 +52,9 @@ export const limitSteps: Step<DemoContext>[] = [
       let vmGoneMs = 0;
       await waitFor(d, `VM ${id} gone and demo-1's PeerPod gone`, async () => {
         if (!vmGoneMs && !(await clusterVms(d)).some((v) => v.id === id)) vmGoneMs = Date.now() - started;
-        return vmGoneMs > 0 && (await peerPodsOf(d, pod.metadata.uid as string)).length === 0 && !(await getPod(d, 'demo-1'));
+        return (
+          vmGoneMs > 0 && (await peerPodsOf(d, pod.metadata.uid as string)).length === 0 && !(await getPod(d, 'demo-1'))
+        );
       });
       const goneMs = Date.now() - started;
       const pending = d.pendingPod ?? '';

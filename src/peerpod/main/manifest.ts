@@ -14,7 +14,9 @@ export function peerPodManifest(
     metadata: { name, namespace },
     spec: {
       runtimeClassName: RUNTIME_CLASS,
-      containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9', resources: { requests: resources, limits: resources } }],
+      containers: [
+        { name: 'app', image: 'registry.k8s.io/pause:3.9', resources: { requests: resources, limits: resources } },
+      ],
     },
   };
 }

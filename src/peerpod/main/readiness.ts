@@ -21,7 +21,9 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
       last = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -40,9 +40,15 @@ export async function drainPeerPods(o: {
   const report: DrainReport = { podsDeleted: 0, forceDeleted: 0, vmsDeletedDirectly: 0, vmsLeft: 0, ms: 0 };
   const del = async (p: KubeObject, force: boolean): Promise<void> => {
     try {
-      await o.client.delete(Pods, p.metadata.name as string, p.metadata.namespace, force ? { gracePeriodSeconds: 0 } : {});
+      await o.client.delete(
+        Pods,
+        p.metadata.name as string,
+        p.metadata.namespace,
+        force ? { gracePeriodSeconds: 0 } : {},
+      );
     } catch (err) {
-      if ((err as { code?: number }).code !== 404) o.log.warn({ err, pod: p.metadata.name }, 'deleting a peer pod failed');
+      if ((err as { code?: number }).code !== 404)
+        o.log.warn({ err, pod: p.metadata.name }, 'deleting a peer pod failed');
     }
   };
   const pods = await peerPodsInCluster(o.client, o.runtimeClass).catch(() => []);

@@ -124,7 +124,13 @@ async function stallingProxy(mode: 'headers' | 'body'): Promise<{
   const proxied = KubeClient.fromKubeconfigString(
     JSON.stringify({
       clusters: [
-        { name: 'p', cluster: { server: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } },
+        {
+          name: 'p',
+          cluster: {
+            server: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+            'insecure-skip-tls-verify': true,
+          },
+        },
       ],
       users: [{ name: 'u', user: { token: cp.token } }],
       contexts: [{ name: 'p', context: { cluster: 'p', user: 'u' } }],
