@@ -46,7 +46,8 @@ export const failureSteps: Step<DemoContext>[] = [
         memoryMiB: 128,
         tags: { [CLUSTER_UID_TAG]: d.stack.clusterUid },
       });
-      const started = Date.now();
+      // The grace period runs from the VM's own creation time, which is before createInstance returns.
+      const started = vm.createdAt.getTime();
       await waitFor(
         d,
         `orphan VM ${vm.name} swept`,
@@ -54,7 +55,8 @@ export const failureSteps: Step<DemoContext>[] = [
         d.orphanGraceMs + d.timeoutMs,
       );
       const ms = Date.now() - started;
-      if (ms < d.orphanGraceMs) throw new Error(`swept after ${ms} ms, before the ${d.orphanGraceMs} ms grace period`);
+      if (ms < d.orphanGraceMs)
+        throw new Error(`swept ${ms} ms after the VM was created, before the ${d.orphanGraceMs} ms grace period`);
       return `${vm.name} swept after ${ms} ms (grace ${d.orphanGraceMs} ms)`;
     },
   },

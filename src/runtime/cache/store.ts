@@ -141,7 +141,7 @@ export class Store<T extends KubeObject> {
     if (this.indexers.has(name)) throw new Error(`index "${name}" already exists`);
     const slot = this.storedIndexes.length;
     const index: Index<T> = new Map();
-    for (const [key, e] of this.entries) {
+    for (const e of this.entries.values()) {
       const vs = this.values(name, fn, this.materialize(e));
       if (vs.length === 0) continue;
       const stored = intern(index, e, vs);
@@ -186,7 +186,8 @@ export class Store<T extends KubeObject> {
 
   /**
    * Replaces everything with `objs` at once and returns what changed. An object whose
-   * resourceVersion did not change is kept as the old instance and reported nowhere. A key whose UID
+   * resourceVersion did not change keeps its old entry (and instance, while anyone holds it) and is
+   * reported nowhere. A key whose UID
    * changed (deleted and re-created while we were not watching) is reported as a delete plus an add.
    */
   replace(objs: T[]): ReplaceDiff<T> {
@@ -237,9 +238,10 @@ export class Store<T extends KubeObject> {
 
   /**
    * A new entry with the (not yet interned) values of every stored index. `share`: hand out `obj`
-   * itself on the next reads while it lives. A relist does not: a WeakRef keeps its target alive until
-   * the current macrotask ends, so 50,000 of them would double the heap exactly while a large sync
-   * finishes, and they would cost 32 bytes per object after they cleared.
+   * itself on the next reads while it lives. A relist does not share: its objects go to the handlers
+   * anyway, a WeakRef pins its target until the current macrotask ends (so a 50,000-object sync would
+   * hold every parsed object and its text at once for longer), and a cleared WeakRef still costs
+   * ~32 bytes per object until the next read replaces it.
    */
   private entry(obj: T, json: string, share: boolean): Entry<T> {
     let idx: IndexValues[] | undefined;
