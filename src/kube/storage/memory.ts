@@ -44,6 +44,7 @@ export class MemoryStorage implements Storage {
   private compactedThrough = 1; // every change with revision <= this is forgotten
   private readonly historySize: number;
   private readonly subscriptions = new Set<Subscription>();
+  private readonly sortedKeys = new Map<string, string[]>();
 
   constructor(options: MemoryStorageOptions = {}) {
     this.historySize = Math.max(1, options.historySize ?? 10_000);
@@ -71,11 +72,34 @@ export class MemoryStorage implements Storage {
   }
 
   list(prefix: string): StoredObject[] {
-    const bucket = this.buckets.get(resourcePrefixOf(prefix));
+    const resourcePrefix = resourcePrefixOf(prefix);
+    const bucket = this.buckets.get(resourcePrefix);
     if (!bucket) return [];
+    const keys = this.sortedKeysOf(resourcePrefix, bucket);
+    // Keys are sorted, so one namespace's keys are one contiguous run starting at the lower bound.
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
     const out: StoredObject[] = [];
-    for (const [key, value] of bucket) if (key.startsWith(prefix)) out.push(value);
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (let i = lo; i < keys.length && keys[i].startsWith(prefix); i++) out.push(bucket.get(keys[i])!);
+    return out;
+  }
+
+  /**
+   * The bucket's keys in order, kept until a create or delete changes the key set: paged lists
+   * of large resources would otherwise sort every key for every page.
+   */
+  private sortedKeysOf(resourcePrefix: string, bucket: Map<string, StoredObject>): string[] {
+    let keys = this.sortedKeys.get(resourcePrefix);
+    if (!keys) {
+      keys = [...bucket.keys()].sort();
+      this.sortedKeys.set(resourcePrefix, keys);
+    }
+    return keys;
   }
 
   listAt(prefix: string, revision: number): StoredObject[] {
@@ -104,6 +128,7 @@ export class MemoryStorage implements Storage {
     const stored: StoredObject = { key, revision, json: stamp(obj, revision) };
     this.revision = revision;
     bucket.set(key, stored);
+    this.sortedKeys.delete(prefix);
     this.record({ type: 'ADDED', key, revision, json: stored.json });
     return stored;
   }
@@ -139,6 +164,7 @@ export class MemoryStorage implements Storage {
     const json = stamp(obj, revision);
     this.revision = revision;
     bucket.delete(key);
+    this.sortedKeys.delete(resourcePrefixOf(key));
     this.record({ type: 'DELETED', key, revision, json, prevJson: current.json, prevRevision: current.revision });
     return { key, revision, json };
   }
