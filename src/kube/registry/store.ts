@@ -151,7 +151,8 @@ export class ObjectStore {
    * serialized, so re-parsing the stored text is only needed when the served view differs.
    */
   private written(def: ResourceDef, storedObj: JsonObject, stored: StoredObject): JsonObject {
-    if (def.view || (def.storageVersion && def.storageVersion !== def.version)) return this.present(def, parseStored(stored));
+    if (def.view || (def.storageVersion && def.storageVersion !== def.version))
+      return this.present(def, parseStored(stored));
     return storedObj;
   }
 
@@ -205,7 +206,10 @@ export class ObjectStore {
       }
       try {
         const toStore = this.toStored(def, prepared);
-        const stored = this.storage.create(objectKey(def, namespace, String(meta(prepared).name)), toStore as KubeObject);
+        const stored = this.storage.create(
+          objectKey(def, namespace, String(meta(prepared).name)),
+          toStore as KubeObject,
+        );
         return this.written(def, toStore, stored);
       } catch (e) {
         def.strategy.release?.(prepared);

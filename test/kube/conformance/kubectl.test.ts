@@ -74,16 +74,13 @@ describe('kubectl', () => {
       for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
         assert.match(r.stdout, new RegExp(`^namespace/${ns}$`, 'm'));
     });
-    test(
-      `[${label(v)}] get namespaces prints the server's Table (STATUS column)`,
-      async () => {
-        const r = await k(['get', 'namespaces'], { version: v });
-        assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stdout, /^NAME\s+STATUS\s+AGE/m);
-        for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
-          assert.match(r.stdout, new RegExp(`^${ns}\\s+Active\\s+\\d+s`, 'm'));
-      },
-    );
+    test(`[${label(v)}] get namespaces prints the server's Table (STATUS column)`, async () => {
+      const r = await k(['get', 'namespaces'], { version: v });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^NAME\s+STATUS\s+AGE/m);
+      for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
+        assert.match(r.stdout, new RegExp(`^${ns}\\s+Active\\s+\\d+s`, 'm'));
+    });
   }
 
   for (const v of VERSIONS) {
@@ -413,17 +410,14 @@ describe('kubectl', () => {
     assert.equal(r.stdout, '3');
   });
 
-  test(
-    'get of a custom resource prints its additionalPrinterColumns',
-    async () => {
-      await eventually(async () => (await k(['get', 'widgets', 'w1', '-o', 'name'])).code === 0, { what: 'w1 exists' });
-      const r = await k(['get', 'widgets']);
-      assert.equal(r.code, 0, r.stderr);
-      // Declared columns replace the defaults: kube-apiserver adds no Age column then.
-      assert.match(r.stdout, /^NAME\s+SIZE\s*$/m);
-      assert.match(r.stdout, /^w1\s+3\s*$/m);
-    },
-  );
+  test('get of a custom resource prints its additionalPrinterColumns', async () => {
+    await eventually(async () => (await k(['get', 'widgets', 'w1', '-o', 'name'])).code === 0, { what: 'w1 exists' });
+    const r = await k(['get', 'widgets']);
+    assert.equal(r.code, 0, r.stderr);
+    // Declared columns replace the defaults: kube-apiserver adds no Age column then.
+    assert.match(r.stdout, /^NAME\s+SIZE\s*$/m);
+    assert.match(r.stdout, /^w1\s+3\s*$/m);
+  });
 
   test('wait --for=delete returns once the object is gone', async () => {
     assert.equal((await createObj(configMap('waited', { finalizers: ['example.com/hold'] }))).code, 0);
