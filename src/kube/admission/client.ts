@@ -3,7 +3,7 @@
 // is dialled at the address the resolver gives but verified as `<name>.<namespace>.svc`, and the
 // whole exchange is bounded by timeoutSeconds. Failures are described in the Go client's words,
 // since operators grep for them.
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import type { ServiceResolver, Webhook } from './types.ts';
 
@@ -98,12 +98,40 @@ async function resolveTarget(hook: Webhook, resolver: ServiceResolver): Promise<
   };
 }
 
+/**
+ * Keep-alive connections per webhook endpoint (address, verified name and CA), so a pod create
+ * does not pay a TLS handshake per webhook, as kube-apiserver's cached webhook clients don't.
+ */
+export class WebhookConnections {
+  private readonly agents = new Map<string, Agent>();
+
+  agentFor(target: { host: string; port: number; servername?: string }, caPem: string | undefined): Agent {
+    const key = `${target.host}|${target.port}|${target.servername ?? ''}|${caPem ?? ''}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, timeout: 60_000 });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+}
+
 export interface RawResponse {
   status: number;
   body: string;
 }
 
-export async function postReview(hook: Webhook, body: string, resolver: ServiceResolver): Promise<RawResponse> {
+export async function postReview(
+  hook: Webhook,
+  body: string,
+  resolver: ServiceResolver,
+  connections?: WebhookConnections,
+): Promise<RawResponse> {
   const target = await resolveTarget(hook, resolver);
   return new Promise<RawResponse>((resolve, reject) => {
     const fail = (e: Error) => reject(new TransportError(`Post "${target.display}": ${describe(e, target)}`));
@@ -116,9 +144,8 @@ export async function postReview(hook: Webhook, body: string, resolver: ServiceR
         method: 'POST',
         ...(target.servername ? { servername: target.servername } : {}),
         ...(hook.clientConfig.caPem ? { ca: hook.clientConfig.caPem } : {}),
-        // A private connection per call: no keep-alive socket outlives the request (and a
-        // webhook server can shut down as soon as it has answered).
-        agent: false,
+        // Without a connection pool, a private connection per call: no keep-alive socket outlives it.
+        agent: connections ? connections.agentFor(target, hook.clientConfig.caPem) : false,
         headers: {
           'Content-Type': 'application/json',
           Accept: 'application/json, */*',

@@ -11,7 +11,7 @@ import type { JsonObject } from '../types.ts';
 import type { Admission, AdmissionAttributes } from '../registry/context.ts';
 import { WebhookConfigCache } from './config.ts';
 import { webhookMatches, isExempt } from './matching.ts';
-import { postReview, TransportError } from './client.ts';
+import { postReview, TransportError, WebhookConnections } from './client.ts';
 import { buildReview, parseResponse, type ReviewResponse } from './review.ts';
 import { CallError, deniedError, dryRunUnsupported, patchError } from './errors.ts';
 import { endpointsResolver } from './resolver.ts';
@@ -29,6 +29,7 @@ export class WebhookAdmission implements Admission {
   private readonly configs: WebhookConfigCache;
   private resolver: ServiceResolver;
   private readonly onIgnoredFailure: (err: CallError) => void;
+  private readonly connections = new WebhookConnections();
 
   constructor(storage: Storage, options: WebhookAdmissionOptions = {}) {
     this.storage = storage;
@@ -44,6 +45,7 @@ export class WebhookAdmission implements Admission {
 
   stop(): void {
     this.configs.stop();
+    this.connections.close();
   }
 
   async mutate(attrs: AdmissionAttributes, obj: JsonObject, old: JsonObject | undefined): Promise<JsonObject> {
@@ -170,7 +172,7 @@ export class WebhookAdmission implements Admission {
     const { uid, review } = buildReview(attrs, obj, old);
     let raw;
     try {
-      raw = await postReview(hook, JSON.stringify(review), this.resolver);
+      raw = await postReview(hook, JSON.stringify(review), this.resolver, this.connections);
     } catch (e) {
       if (e instanceof TransportError) throw new CallError(hook.name, `failed to call webhook: ${e.message}`);
       throw e;
