@@ -5,6 +5,7 @@
 // code that starts both, e.g. `peerpods start`) registers the node agent and runs one adaptor per node.
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
+import { runCommand } from './operator.ts';
 import type { ControlPlane } from '../kube/index.ts';
 import { Manager, createLogger } from '../runtime/index.ts';
 import type { KubeClient, Logger, ManagerOptions } from '../runtime/index.ts';
@@ -105,14 +106,6 @@ function parseKeyValue(value: string, previous: Record<string, string>): Record<
   const at = value.indexOf('=');
   if (at <= 0) throw new InvalidArgumentError('must be KEY=VALUE, e.g. QEMU_STATE_DIR=/var/lib/peerpods/qemu');
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
-}
-
-/** `run` is shared with other operators' subcommands; whoever registers first creates it. */
-function runCommand(program: Command): Command {
-  return (
-    program.commands.find((c) => c.name() === 'run') ??
-    program.command('run').description('run an operator against the current kubeconfig context or in-cluster')
-  );
 }
 
 export function registerAdaptorCommand(program: Command): void {

@@ -1,13 +1,13 @@
 // `peerpods run peerpod-controller`: the PeerPod controller against the current kubeconfig context,
 // or in-cluster (service account) when there is none.
 import type { Command } from 'commander';
-import { KubeClient, Manager, createLogger } from '../runtime/index.ts';
 import {
   DEFAULT_MAX_CONCURRENT_DELETES,
   DEFAULT_MAX_CONCURRENT_RECONCILES,
   LEADER_ELECTION_ID,
   setupPeerPodController,
 } from '../peerpod/controllers/index.ts';
+import { operatorManager, runCommand } from './operator.ts';
 import { parseBindAddress, parseDuration, parsePositiveInt } from './peerpod-options.ts';
 
 export interface RunPeerPodOptions {
@@ -24,17 +24,13 @@ export interface RunPeerPodOptions {
 
 /** Runs until SIGTERM/SIGINT (the manager drains in-flight deletes first). */
 export async function runPeerPodController(o: RunPeerPodOptions): Promise<void> {
-  const logger = createLogger('peerpod-controller');
-  const client = await KubeClient.load({
-    ...(o.kubeconfig ? { kubeconfigPath: o.kubeconfig } : {}),
-    logger: logger.child({ component: 'kube-client' }),
-  });
-  const namespace = o.namespace || process.env.PEERPODS_NAMESPACE || client.namespace || 'default';
-  const manager = new Manager({
-    client,
-    logger,
-    server: o.healthProbeBindAddress,
-    leaderElection: o.leaderElect ? { leaseName: LEADER_ELECTION_ID, namespace } : false,
+  const { client, manager, logger, namespace, run } = await operatorManager({
+    name: 'peerpod-controller',
+    kubeconfig: o.kubeconfig,
+    namespace: o.namespace,
+    leaderElect: o.leaderElect,
+    leaseName: LEADER_ELECTION_ID,
+    healthProbeBindAddress: o.healthProbeBindAddress,
   });
   setupPeerPodController(manager, {
     namespace,
@@ -48,19 +44,7 @@ export async function runPeerPodController(o: RunPeerPodOptions): Promise<void> 
     { server: client.server, namespace, dryRun: o.dryRun ?? false, leaderElect: o.leaderElect ?? false },
     'starting the PeerPod controller',
   );
-  try {
-    await manager.start();
-  } finally {
-    client.close();
-  }
-}
-
-/** `run` is shared with other operators' subcommands; whoever registers first creates it. */
-function runCommand(program: Command): Command {
-  return (
-    program.commands.find((c) => c.name() === 'run') ??
-    program.command('run').description('run an operator against the current kubeconfig context or in-cluster')
-  );
+  await run();
 }
 
 export function registerPeerPodCommands(program: Command): void {

@@ -2,13 +2,13 @@
 // adaptor DaemonSet, the webhook Deployment/Service/certificate/MutatingWebhookConfiguration)
 // against the current kubeconfig context, or in-cluster.
 import type { Command } from 'commander';
-import { KubeClient, Manager, createLogger } from '../runtime/index.ts';
 import {
   DEFAULT_ADAPTOR_IMAGE,
   DEFAULT_WEBHOOK_IMAGE,
   setupPeerPodConfigController,
 } from '../peerpod/controllers/index.ts';
 import { DEFAULT_EXTENDED_RESOURCE } from '../peerpod/webhook/index.ts';
+import { operatorManager, runCommand } from './operator.ts';
 import { parseBindAddress, parsePositiveInt } from './peerpod-options.ts';
 
 /** Its own Lease: it may run beside the PeerPod controller, which holds upstream's ID. */
@@ -29,17 +29,13 @@ export interface RunPeerPodConfigOptions {
 
 /** Runs until SIGTERM/SIGINT. */
 export async function runPeerPodConfigController(o: RunPeerPodConfigOptions): Promise<void> {
-  const logger = createLogger('peerpodconfig-controller');
-  const client = await KubeClient.load({
-    ...(o.kubeconfig ? { kubeconfigPath: o.kubeconfig } : {}),
-    logger: logger.child({ component: 'kube-client' }),
-  });
-  const namespace = o.namespace || process.env.PEERPODS_NAMESPACE || client.namespace || 'default';
-  const manager = new Manager({
-    client,
-    logger,
-    server: o.healthProbeBindAddress,
-    leaderElection: o.leaderElect ? { leaseName: PEERPODCONFIG_LEADER_ELECTION_ID, namespace } : false,
+  const { client, manager, logger, namespace, run } = await operatorManager({
+    name: 'peerpodconfig-controller',
+    kubeconfig: o.kubeconfig,
+    namespace: o.namespace,
+    leaderElect: o.leaderElect,
+    leaseName: PEERPODCONFIG_LEADER_ELECTION_ID,
+    healthProbeBindAddress: o.healthProbeBindAddress,
   });
   setupPeerPodConfigController(manager, {
     extendedResource: o.extendedResource,
@@ -52,19 +48,7 @@ export async function runPeerPodConfigController(o: RunPeerPodConfigOptions): Pr
     { server: client.server, namespace, webhook: o.webhook, deployAdaptor: o.deployAdaptor },
     'starting the PeerPodConfig controller',
   );
-  try {
-    await manager.start();
-  } finally {
-    client.close();
-  }
-}
-
-/** `run` is shared with other operators' subcommands; whoever registers first creates it. */
-function runCommand(program: Command): Command {
-  return (
-    program.commands.find((c) => c.name() === 'run') ??
-    program.command('run').description('run an operator against the current kubeconfig context or in-cluster')
-  );
+  await run();
 }
 
 export function registerPeerPodConfigCommand(program: Command): void {

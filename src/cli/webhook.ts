@@ -2,6 +2,7 @@
 // /healthz, /readyz and /metrics on the probe port. It needs no API access: the API server calls it.
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
+import { runCommand } from './operator.ts';
 import { Registry } from 'prom-client';
 import { HealthChecks, ProbeServer, createLogger } from '../runtime/index.ts';
 import {
@@ -69,14 +70,6 @@ export async function runWebhook(o: RunWebhookOptions): Promise<void> {
     'starting the peer-pods webhook',
   );
   await Promise.all(runs);
-}
-
-/** `run` is shared with other operators' subcommands; whoever registers first creates it. */
-function runCommand(program: Command): Command {
-  return (
-    program.commands.find((c) => c.name() === 'run') ??
-    program.command('run').description('run an operator against the current kubeconfig context or in-cluster')
-  );
 }
 
 export function registerWebhookCommand(program: Command): void {
