@@ -77,7 +77,7 @@ export function registerWebhookCommand(program: Command): void {
     .command('webhook')
     .description('the peer-pods pod mutating webhook (runtime class -> kata.peerpods.io/vm + VM size annotations)')
     .option('--port <port>', 'HTTPS port of /mutate-v1-pod', parsePort, 9443)
-    .option('--host <addr>', 'address to listen on', '0.0.0.0')
+    .option('--host <addr>', 'address to listen on (0.0.0.0 inside a pod, so the API server reaches it)', '127.0.0.1')
     .option(
       '--cert-dir <dir>',
       'directory with tls.crt and tls.key (reloaded on change)',
@@ -103,7 +103,7 @@ export function registerWebhookCommand(program: Command): void {
       '--health-probe-bind-address <addr>',
       '/healthz, /readyz and /metrics ([host]:port; 0 disables)',
       parseBindAddress,
-      { host: '0.0.0.0', port: 8081 },
+      { host: '127.0.0.1', port: 8081 },
     )
     .action(runWebhook);
 }

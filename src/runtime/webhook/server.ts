@@ -19,7 +19,7 @@ import { CertWatcher } from './cert-watcher.ts';
 import type { AdmissionReview } from './types.ts';
 
 export interface WebhookServerOptions {
-  /** Default "0.0.0.0". */
+  /** Default "127.0.0.1" (loopback unless asked); in a pod, pass "0.0.0.0". */
   host?: string;
   /** Default 9443 (controller-runtime's). 0 picks a free port. */
   port?: number;
@@ -134,7 +134,7 @@ export class WebhookServer implements Runnable {
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(this.opts.port ?? 9443, this.opts.host ?? '0.0.0.0', () => {
+        server.listen(this.opts.port ?? 9443, this.opts.host ?? '127.0.0.1', () => {
           server.off('error', reject);
           resolve();
         });

@@ -107,6 +107,8 @@ export function webhookDeployment(cfg: PeerPodConfig, opts: ResolvedOptions, w: 
               args: [
                 'run',
                 'webhook',
+                // In a pod the API server and the kubelet reach it from outside: bind every interface.
+                '--host=0.0.0.0',
                 `--port=${WEBHOOK_PORT}`,
                 `--cert-dir=${WEBHOOK_CERT_DIR}`,
                 `--health-probe-bind-address=:${WEBHOOK_PROBE_PORT}`,
