@@ -5,11 +5,12 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { KubeClient, type ResourceType } from '../runtime/client/index.ts';
+import { formatTime } from '../kube/util/duration.ts';
 
 const NODES: ResourceType = { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
 
 function readyPatch(ready: boolean): unknown {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const now = formatTime(new Date());
   return {
     status: {
       conditions: [

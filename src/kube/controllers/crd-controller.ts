@@ -9,13 +9,14 @@ import { listPrefix } from '../registry/keys.ts';
 import type { ObjectStore } from '../registry/store.ts';
 import { customResourceDefs } from '../registry/custom-resources.ts';
 import { ChangeDrivenController } from './change-driven.ts';
+import { formatTime } from '../util/duration.ts';
 
 const ctx = internalContext('apiextensions-controller');
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 const CRD_PREFIX = '/apiextensions.k8s.io/customresourcedefinitions/';
 
 function now(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return formatTime(new Date());
 }
 
 interface Condition {

@@ -10,7 +10,8 @@ import type { Change, Storage, Watcher } from '../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import { internalContext } from '../registry/context.ts';
-import { wholeSeconds, type ObjectStore } from '../registry/store.ts';
+import type { ObjectStore } from '../registry/store.ts';
+import { formatTime } from '../util/duration.ts';
 import { TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE, type Taint } from './scheduler-predicates.ts';
 import { WorkLoop } from './work-loop.ts';
 
@@ -92,7 +93,7 @@ export class NodeLifecycleController {
       const taints = ((spec.taints ?? []) as unknown as TaintWithTime[]).filter(
         (t) => !MANAGED.has(t.key) || want.some((d) => same(d, t)),
       );
-      const now = wholeSeconds(new Date());
+      const now = formatTime(new Date());
       for (const d of want) {
         if (!taints.some((t) => same(d, t))) taints.push(d.effect === 'NoExecute' ? { ...d, timeAdded: now } : d);
       }

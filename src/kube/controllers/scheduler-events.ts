@@ -4,7 +4,8 @@
 import type { JsonObject } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import { internalContext } from '../registry/context.ts';
-import { wholeSeconds, type ObjectStore } from '../registry/store.ts';
+import type { ObjectStore } from '../registry/store.ts';
+import { formatTime } from '../util/duration.ts';
 
 export interface InvolvedObject {
   kind: string;
@@ -44,7 +45,7 @@ export class EventRecorder {
     const ns = obj.namespace || 'default';
     const objKey = `${ns}/${obj.name}`;
     const key = `${obj.uid ?? ''}/${type}/${reason}/${message}`;
-    const now = wholeSeconds(new Date());
+    const now = formatTime(new Date());
     const existing = this.seen.get(objKey)?.get(key);
     if (existing) {
       const updated = await this.store.updateWith(def, ns, existing, this.ctx, (ev) => {

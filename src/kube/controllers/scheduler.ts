@@ -16,7 +16,8 @@ import type { Change, Storage, Watcher } from '../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import { internalContext } from '../registry/context.ts';
-import { wholeSeconds, type ObjectStore } from '../registry/store.ts';
+import type { ObjectStore } from '../registry/store.ts';
+import { formatTime } from '../util/duration.ts';
 import type { ResourceDef } from '../registry/resource.ts';
 import type { Extensions } from '../server/extensions.ts';
 import { EventRecorder } from './scheduler-events.ts';
@@ -426,7 +427,7 @@ export class Scheduler {
           type: 'PodScheduled',
           status: 'False',
           lastProbeTime: null,
-          lastTransitionTime: old?.status === 'False' ? old.lastTransitionTime : wholeSeconds(new Date()),
+          lastTransitionTime: old?.status === 'False' ? old.lastTransitionTime : formatTime(new Date()),
           reason: 'Unschedulable',
           message,
         };

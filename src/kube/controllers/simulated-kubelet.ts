@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import type { JsonObject, ObjectMeta } from '../types.ts';
 import type { ResourceDef } from '../registry/resource.ts';
 import { internalContext } from '../registry/context.ts';
-import { wholeSeconds, type ObjectStore } from '../registry/store.ts';
+import type { ObjectStore } from '../registry/store.ts';
+import { formatTime } from '../util/duration.ts';
 import { nodeIp, podCidrBase } from './simulated-node-object.ts';
 
 const ctx = internalContext('kubelet');
@@ -98,7 +99,7 @@ export class SimulatedKubelet {
         const m = pod.metadata as ObjectMeta;
         if (spec.nodeName !== this.nodeName || status.phase !== 'Pending' || status.startTime || m.deletionTimestamp)
           return undefined;
-        const now = wholeSeconds(new Date());
+        const now = formatTime(new Date());
         const cond = (type: string): JsonObject => ({
           type,
           status: 'True',
@@ -192,7 +193,7 @@ export class SimulatedKubelet {
         const status = (pod.status ?? {}) as JsonObject;
         if ((pod.metadata as ObjectMeta).uid !== uid || status.phase === 'Succeeded' || status.phase === 'Failed')
           return undefined;
-        const now = wholeSeconds(new Date());
+        const now = formatTime(new Date());
         const terminate = (cs: JsonObject): JsonObject => {
           const running = (cs.state as { running?: { startedAt?: string } } | undefined)?.running;
           if (!running) return cs;

@@ -2,7 +2,7 @@
 // kube-node-lease, and the conditions it reports. Pure builders, no I/O.
 import { arch, release } from 'node:os';
 import type { JsonObject } from '../types.ts';
-import { wholeSeconds } from '../registry/store.ts';
+import { formatTime } from '../util/duration.ts';
 import { KUBE_VERSION } from '../server/discovery.ts';
 
 export const SIMULATED_LABEL = 'peerpods.io/simulated';
@@ -50,7 +50,7 @@ export function podCidrBase(index: number): string {
   return `10.${244 + (index >> 8)}.${index & 255}`;
 }
 
-export function nodeConditions(ready: boolean, now = wholeSeconds(new Date())): JsonObject[] {
+export function nodeConditions(ready: boolean, now = formatTime(new Date())): JsonObject[] {
   const cond = (type: string, status: string, reason: string, message: string): JsonObject => ({
     type,
     status,
@@ -67,7 +67,7 @@ export function nodeConditions(ready: boolean, now = wholeSeconds(new Date())): 
   ];
 }
 
-export function readyCondition(ready: boolean, now = wholeSeconds(new Date())): JsonObject {
+export function readyCondition(ready: boolean, now = formatTime(new Date())): JsonObject {
   return {
     type: 'Ready',
     status: ready ? 'True' : 'False',

@@ -12,7 +12,8 @@ import type { JsonObject, ObjectMeta } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import type { ResourceDef } from '../registry/resource.ts';
 import { internalContext } from '../registry/context.ts';
-import { wholeSeconds, type ObjectStore } from '../registry/store.ts';
+import type { ObjectStore } from '../registry/store.ts';
+import { formatTime } from '../util/duration.ts';
 import { SimulatedKubelet } from './simulated-kubelet.ts';
 import {
   DEFAULT_NODE_CONFIG,
@@ -276,7 +277,7 @@ export class SimulatedNodes {
 
   /** Bumps lastHeartbeatTime on every condition, keeping their status (set by setReady or a client). */
   private async refreshHeartbeat(name: string): Promise<void> {
-    const now = wholeSeconds(new Date());
+    const now = formatTime(new Date());
     await this.store.updateWith(
       this.nodesDef,
       undefined,

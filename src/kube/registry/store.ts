@@ -34,6 +34,7 @@ import { atomicSchemaInfo } from '../patch/schema-info.ts';
 import { applyPatch, type PatchType } from './patching.ts';
 import { apiVersionOf, hasSubresource, type ResourceDef } from './resource.ts';
 import { normalizeTimes } from './times.ts';
+import { formatTime } from '../util/duration.ts';
 import { objectKey } from './keys.ts';
 import { noAdmission, type Admission, type AdmissionAttributes, type RequestContext } from './context.ts';
 
@@ -71,10 +72,6 @@ export const FINALIZER_FOREGROUND = 'foregroundDeletion';
 
 export function refOf(def: ResourceDef): ResourceRef {
   return { group: def.group, resource: def.resource };
-}
-
-export function wholeSeconds(d: Date): string {
-  return d.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 export function parseStored(stored: StoredObject): JsonObject {
@@ -227,7 +224,7 @@ export class ObjectStore {
     const m = meta(obj);
     const now = this.now();
     m.uid = randomUUID();
-    m.creationTimestamp = wholeSeconds(now);
+    m.creationTimestamp = formatTime(now);
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
     delete m.selfLink;
@@ -490,7 +487,7 @@ export class ObjectStore {
       force: options.force ?? false,
       apiVersion: apiVersionOf(def),
       subresource: options.subresource,
-      now: wholeSeconds(this.now()),
+      now: formatTime(this.now()),
       schemaInfo: def.strategy.schemaInfo ?? atomicSchemaInfo,
       statusSubresource: hasSubresource(def, 'status'),
     });
@@ -662,7 +659,7 @@ export class ObjectStore {
       return updateManagedFields(current, next, ctx.fieldManager, {
         apiVersion: apiVersionOf(def),
         subresource,
-        now: wholeSeconds(this.now()),
+        now: formatTime(this.now()),
         schemaInfo: def.strategy.schemaInfo ?? atomicSchemaInfo,
         statusSubresource: hasSubresource(def, 'status'),
       });
@@ -748,7 +745,7 @@ export class ObjectStore {
       const deadline = new Date(now.getTime() + graceSeconds * 1000);
       const existing = typeof nm.deletionTimestamp === 'string' ? Date.parse(nm.deletionTimestamp) : undefined;
       if (existing === undefined || deadline.getTime() < existing) {
-        nm.deletionTimestamp = wholeSeconds(deadline);
+        nm.deletionTimestamp = formatTime(deadline);
         nm.deletionGracePeriodSeconds = graceSeconds;
         if (existing === undefined && typeof nm.generation === 'number' && nm.generation > 0) nm.generation += 1;
       }

@@ -2,7 +2,9 @@
 // the scale subresource, and (when installed) Table output.
 import type { IncomingMessage } from 'node:http';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject, JsonValue } from '../types.ts';
+import { formatTime } from '../util/duration.ts';
+import { selectorString } from './table/fields.ts';
 import type { RequestContext } from '../registry/context.ts';
 import type { ListResult } from '../registry/list.ts';
 import type { ResourceDef } from '../registry/resource.ts';
@@ -62,23 +64,6 @@ function setPath(obj: JsonObject, path: string, value: unknown): void {
   cur[parts[parts.length - 1]] = value as JsonObject;
 }
 
-function selectorString(sel: unknown): string | undefined {
-  if (typeof sel === 'string') return sel;
-  if (typeof sel !== 'object' || sel === null) return undefined;
-  const s = sel as {
-    matchLabels?: Record<string, string>;
-    matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-  };
-  const parts = Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  for (const e of s.matchExpressions ?? []) {
-    if (e.operator === 'In') parts.push(`${e.key} in (${(e.values ?? []).join(',')})`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${(e.values ?? []).join(',')})`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-  }
-  return parts.join(',');
-}
-
 function scalePaths(def: ResourceDef): { spec: string; status: string; selector?: string } {
   if (def.scale)
     return {
@@ -94,7 +79,12 @@ export function defaultExtensions(store: ObjectStore): Extensions {
     const m = obj.metadata as JsonObject;
     const paths = scalePaths(def);
     const sel = paths.selector ? getPath(obj, paths.selector) : undefined;
-    const selector = def.builtin ? selectorString(sel) : typeof sel === 'string' ? sel : undefined;
+    // Built-ins keep a LabelSelector; kube reports it in selector syntax, keys sorted.
+    const selector = def.builtin
+      ? selectorString(sel as JsonValue) || undefined
+      : typeof sel === 'string'
+        ? sel
+        : undefined;
     return {
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
@@ -174,7 +164,7 @@ export function defaultExtensions(store: ObjectStore): Extensions {
             type: 'PodScheduled',
             status: 'True',
             lastProbeTime: null,
-            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+            lastTransitionTime: formatTime(new Date()),
           });
           pod.status = { ...status, conditions };
           return pod;

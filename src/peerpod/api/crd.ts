@@ -1,38 +1,24 @@
 // The CustomResourceDefinitions, built from the schemas in this directory (the YAML under
 // config/crd/ is generated from these by `peerpods manifests`).
 import { peerPodConfigCrd } from './peerpodconfig.ts';
-import { API_VERSION, GROUP, VERSION, peerPodOpenApiSchema } from './peerpod.ts';
+import { API_VERSION, GROUP, peerPodOpenApiSchema } from './peerpod.ts';
+import { namespacedCrd } from './crd-builder.ts';
 import type { KubeObject } from '../../runtime/index.ts';
 
 export const PEERPOD_CRD_NAME = `peerpods.${GROUP}`;
 
 export function peerPodCrd(): KubeObject {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: PEERPOD_CRD_NAME },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { kind: 'PeerPod', listKind: 'PeerPodList', plural: 'peerpods', singular: 'peerpod' },
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Provider', type: 'string', jsonPath: '.spec.cloudProvider' },
-            { name: 'Instance', type: 'string', jsonPath: '.spec.instanceID' },
-            { name: 'Pod', type: 'string', jsonPath: '.metadata.ownerReferences[0].name' },
-            { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          schema: { openAPIV3Schema: structuredClone(peerPodOpenApiSchema.json) },
-        },
-      ],
-    },
-  };
+  return namespacedCrd(
+    { kind: 'PeerPod', plural: 'peerpods', singular: 'peerpod' },
+    [
+      { name: 'Provider', type: 'string', jsonPath: '.spec.cloudProvider' },
+      { name: 'Instance', type: 'string', jsonPath: '.spec.instanceID' },
+      { name: 'Pod', type: 'string', jsonPath: '.metadata.ownerReferences[0].name' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    peerPodOpenApiSchema.json,
+  );
 }
 
 /** Every CRD this package installs. */

@@ -12,6 +12,7 @@ import type { Condition, KubeObject } from '../../runtime/index.ts';
 import { s } from './schema.ts';
 import type { JsonSchema, Schema, Static } from './schema.ts';
 import { GROUP, VERSION } from './peerpod.ts';
+import { namespacedCrd } from './crd-builder.ts';
 
 export const PeerPodConfigs = customResource(GROUP, VERSION, 'PeerPodConfig', 'peerpodconfigs', true);
 export const PEERPODCONFIG_CRD_NAME = `peerpodconfigs.${GROUP}`;
@@ -141,39 +142,18 @@ export const peerPodConfigOpenApiSchema = s.object({
 });
 
 export function peerPodConfigCrd(): KubeObject {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: PEERPODCONFIG_CRD_NAME },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: {
-        kind: 'PeerPodConfig',
-        listKind: 'PeerPodConfigList',
-        plural: 'peerpodconfigs',
-        singular: 'peerpodconfig',
-        shortNames: ['ppc'],
-      },
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Limit', type: 'string', jsonPath: '.spec.limit' },
-            { name: 'Per-Node', type: 'integer', jsonPath: '.spec.limitPerNode' },
-            { name: 'Nodes', type: 'integer', jsonPath: '.status.nodes' },
-            { name: 'VMs', type: 'integer', jsonPath: '.status.totalVMs' },
-            { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          schema: { openAPIV3Schema: structuredClone(peerPodConfigOpenApiSchema.json) },
-        },
-      ],
-    },
-  };
+  return namespacedCrd(
+    { kind: 'PeerPodConfig', plural: 'peerpodconfigs', singular: 'peerpodconfig', shortNames: ['ppc'] },
+    [
+      { name: 'Limit', type: 'string', jsonPath: '.spec.limit' },
+      { name: 'Per-Node', type: 'integer', jsonPath: '.spec.limitPerNode' },
+      { name: 'Nodes', type: 'integer', jsonPath: '.status.nodes' },
+      { name: 'VMs', type: 'integer', jsonPath: '.status.totalVMs' },
+      { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    peerPodConfigOpenApiSchema.json,
+  );
 }
 
 /** `spec.limit` as a number (the schema guarantees digits); undefined when limitPerNode is used. */

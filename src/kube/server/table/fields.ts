@@ -1,5 +1,6 @@
 // Small readers over untyped JSON objects and the text formats kube's printers share: ages,
 // label maps, label selectors, container lists.
+import { labelSelectorFromObject, type LabelSelector } from '../../selectors/label.ts';
 import type { JsonObject, JsonValue } from '../../types.ts';
 import { humanDuration } from '../../util/duration.ts';
 
@@ -80,32 +81,11 @@ export function formatLabels(v: JsonValue | undefined): string {
  */
 export function selectorString(v: JsonValue | undefined): string | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return '';
-  const reqs: Array<[string, string]> = [];
-  for (const [k, val] of Object.entries(asObj(v.matchLabels))) reqs.push([k, `${k}=${asStr(val)}`]);
-  for (const e of asList(v.matchExpressions)) {
-    const key = asStr(e.key);
-    const values = (Array.isArray(e.values) ? e.values.map((x) => asStr(x)) : []).sort(byteOrder).join(',');
-    switch (e.operator) {
-      case 'In':
-        reqs.push([key, `${key} in (${values})`]);
-        break;
-      case 'NotIn':
-        reqs.push([key, `${key} notin (${values})`]);
-        break;
-      case 'Exists':
-        reqs.push([key, key]);
-        break;
-      case 'DoesNotExist':
-        reqs.push([key, `!${key}`]);
-        break;
-      default:
-        return undefined;
-    }
+  try {
+    return labelSelectorFromObject(v as unknown as LabelSelector).toString();
+  } catch {
+    return undefined;
   }
-  return reqs
-    .sort((a, b) => byteOrder(a[0], b[0]))
-    .map((r) => r[1])
-    .join(',');
 }
 
 /** metav1.FormatLabelSelector: `<none>` for an empty or missing selector, `<error>` for a bad one. */
