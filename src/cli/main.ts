@@ -8,6 +8,7 @@ import { registerPeerPodCommands } from './peerpod.ts';
 import { registerPeerPodConfigCommand } from './peerpodconfig.ts';
 import { registerWebhookCommand } from './webhook.ts';
 import { registerAdaptorCommand } from './adaptor.ts';
+import { registerKvmCommand } from './kvm.ts';
 
 const program = new Command('peerpods')
   .description('Kubernetes operators for pod VMs, their operator runtime, and an embedded control plane')
@@ -20,6 +21,7 @@ registerPeerPodCommands(program);
 registerPeerPodConfigCommand(program);
 registerWebhookCommand(program);
 registerAdaptorCommand(program);
+registerKvmCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(`peerpods: ${(e as Error).message}`);

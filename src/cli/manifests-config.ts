@@ -12,6 +12,7 @@ import {
   peerPodRbacRules,
 } from '../peerpod/controllers/index.ts';
 import { peerPodConfigRbacRules } from './peerpodconfig-rbac.ts';
+import { kvmLayers } from './manifests-kvm.ts';
 
 export interface ManifestOptions {
   /** Namespace of the operator (its $PEERPODS_NAMESPACE). Default peerpods-system. */
@@ -99,7 +100,13 @@ export function buildLayers(opts: ManifestOptions = {}): Layers {
       spec: { cloudProvider: 'libvirt', instanceID: '96a46f92-0000-4000-8000-000000000000' },
     },
   ];
-  return { crd: allCrds(), rbac, manager, samples };
+  const kvm = kvmLayers(ns, opts.image ?? DEFAULT_IMAGE, LABELS);
+  return {
+    crd: [...allCrds(), ...kvm.crd],
+    rbac: [...rbac, ...kvm.rbac],
+    manager: [...manager, ...kvm.manager],
+    samples: [...samples, ...kvm.samples],
+  };
 }
 
 function deployment(ns: string, image: string): KubeObject {

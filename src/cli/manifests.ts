@@ -5,7 +5,11 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { KubeClient } from '../runtime/index.ts';
-import { allCrds } from '../peerpod/api/index.ts';
+import { allCrds as peerPodCrds } from '../peerpod/api/index.ts';
+import { kvmCrds } from '../kvm/api/index.ts';
+
+/** Every CRD this package defines: the peer-pod and the kvm-operator APIs. */
+const allCrds = () => [...peerPodCrds(), ...kvmCrds()];
 import { applyAll, deleteAll } from './manifests-apply.ts';
 import { DEFAULT_IMAGE, DEFAULT_NAMESPACE, buildFiles, buildLayers, deployObjects } from './manifests-config.ts';
 import type { ManifestOptions } from './manifests-config.ts';

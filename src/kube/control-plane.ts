@@ -14,6 +14,8 @@ import { NamespaceLifecycle } from './controllers/namespace-lifecycle.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { ServiceAccountController } from './controllers/service-accounts.ts';
 import { EventTtlController } from './controllers/event-ttl.ts';
+import { ReplicaSetController } from './controllers/replicaset-controller.ts';
+import { DeploymentController } from './controllers/deployment-controller.ts';
 import { startClusterControllers, type ClusterOptions, type NodeControls } from './controllers/simulated-cluster.ts';
 import type { NodeAgentHandler } from './controllers/simulated-nodes.ts';
 import { createApiServer, type ApiServerOptions } from './server/server.ts';
@@ -100,6 +102,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     new CrdController(storage, store, catalog),
     new ServiceAccountController(storage, store, catalog),
     new EventTtlController(storage, { ttlSeconds: options.eventTtlSeconds }),
+    new ReplicaSetController(storage, store, catalog),
+    new DeploymentController(storage, store, catalog),
   ];
   for (const c of controllers) c.start();
   const cluster = startClusterControllers({ storage, store, catalog, extensions }, options);

@@ -9,6 +9,8 @@ export * from './manager/index.ts';
 export * from './webhook/index.ts';
 export * from './events/index.ts';
 export * from './helpers/index.ts';
+export * from './crd/index.ts';
+export * from './handlers/index.ts';
 export { realClock, FakeClock } from './util/clock.ts';
 export type { Clock, TimerHandle } from './util/clock.ts';
 export { Backoff } from './util/backoff.ts';

@@ -1,7 +1,9 @@
 // The scheduler's filters, in kube-scheduler's default-profile order: NodeUnschedulable,
-// TaintToleration, NodeAffinity, NodeResourcesFit. A node is rejected by the first filter that
-// fails, with that plugin's reason strings (the FailedScheduling message counts them).
+// TaintToleration, NodeAffinity, NodeResourcesFit, InterPodAffinity (scheduler-interpod.ts). A
+// node is rejected by the first filter that fails, with that plugin's reason strings (the
+// FailedScheduling message counts them).
 import type { JsonObject } from '../types.ts';
+import type { InterPodFilter } from './scheduler-interpod.ts';
 import { resourceList, type PodRequests, type ResourceVec } from './scheduler-resources.ts';
 
 export interface Taint {
@@ -169,7 +171,12 @@ export function podConstraints(spec: JsonObject, requests: PodRequests): PodCons
 const ZERO_USAGE: NodeUsage = { requested: new Map(), pods: 0, nzCpu: 0, nzMem: 0 };
 
 /** Reasons the pod does not fit `node`; empty when it fits. */
-export function filterNode(pod: PodConstraints, node: NodeInfo, usage: NodeUsage = ZERO_USAGE): string[] {
+export function filterNode(
+  pod: PodConstraints,
+  node: NodeInfo,
+  usage: NodeUsage = ZERO_USAGE,
+  interPod?: InterPodFilter,
+): string[] {
   if (node.unschedulable && !toleratedBy(pod.tolerations, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' })) {
     return [REASON_UNSCHEDULABLE];
   }
@@ -181,7 +188,10 @@ export function filterNode(pod: PodConstraints, node: NodeInfo, usage: NodeUsage
   }
   for (const [k, v] of pod.nodeSelector) if (node.labels[k] !== v) return [REASON_AFFINITY];
   if (pod.requiredTerms && !pod.requiredTerms.some((t) => termMatches(t, node))) return [REASON_AFFINITY];
-  return fitReasons(pod.requests, node, usage);
+  const fit = fitReasons(pod.requests, node, usage);
+  if (fit.length > 0 || !interPod) return fit;
+  const reason = interPod(node);
+  return reason ? [reason] : [];
 }
 
 const FIXED_ORDER = ['cpu', 'memory', 'ephemeral-storage'];

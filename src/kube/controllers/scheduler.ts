@@ -2,7 +2,8 @@
 // change stream: every node's filter inputs and the summed requests of the pods bound to it, so
 // one scheduling decision costs one pass over the nodes and no lists.
 //
-// Placement: the filters of scheduler-predicates.ts, then least-allocated over cpu and memory
+// Placement: the filters of scheduler-predicates.ts (required inter-pod affinity and
+// anti-affinity in scheduler-interpod.ts), then least-allocated over cpu and memory
 // (non-zero request defaults, as kube scores them); ties go round-robin from the node after the
 // last pick, so request-less pods (peer pods ask only for kata.peerpods.io/vm) spread evenly.
 // A decision is "assumed" at once (counted against the node) and bound through the same path as
@@ -10,8 +11,10 @@
 //
 // Unschedulable pods get PodScheduled=False/Unschedulable with kube's FitError message and an
 // aggregated FailedScheduling Warning Event. They are retried when a node appears or changes in
-// a way a filter reads, when capacity is freed, or when the pod's spec changes — never sooner
-// than their backoff (1 s doubling to 10 s) — and at the latest every FLUSH_MS.
+// a way a filter reads, when capacity is freed or a pod leaves, when the pod's spec changes,
+// and — for pods that inter-pod affinity rejected — when a pod lands on a node or a bound pod's
+// labels change; never sooner than their backoff (1 s doubling to 10 s), at the latest every
+// FLUSH_MS. Namespace label changes (namespaceSelector) are only seen at the flush.
 import type { Change, Storage, Watcher } from '../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../types.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
@@ -31,10 +34,19 @@ import {
   type NodeUsage,
 } from './scheduler-predicates.ts';
 import { podRequests, type PodRequests } from './scheduler-resources.ts';
+import {
+  affinityPodOf,
+  interPodFilter,
+  INTER_POD_REASONS,
+  type AffinityPod,
+  type ExistingPod,
+  type InterPodFilter,
+} from './scheduler-interpod.ts';
 
 export const SCHEDULER_NAME = 'default-scheduler';
 const PODS = '/core/pods/';
 const NODES = '/core/nodes/';
+const NAMESPACES = '/core/namespaces/';
 const MAX_IN_FLIGHT = 64;
 const INITIAL_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 10_000;
@@ -51,11 +63,15 @@ interface QueueEntry {
   lastAttempt: number;
   /** A cluster change happened while backing off: retry as soon as the backoff ends. */
   woken: boolean;
+  /** The last attempt failed on some node because of inter-pod (anti-)affinity. */
+  interPod: boolean;
 }
 
 interface Accounted {
   node: string;
   req: PodRequests;
+  /** Namespace, labels and required pod (anti-)affinity terms, for InterPodAffinity. */
+  aff: AffinityPod;
 }
 
 export interface SchedulerOptions {
@@ -67,6 +83,10 @@ export class Scheduler {
   private readonly nodes = new Map<string, NodeInfo>();
   private readonly usage = new Map<string, NodeUsage>();
   private readonly accounted = new Map<string, Accounted>();
+  /** Accounted pods with required anti-affinity terms (they constrain every incoming pod). */
+  private readonly withAntiAffinity = new Set<string>();
+  /** Queued pods whose last attempt inter-pod affinity rejected somewhere (pruned lazily). */
+  private readonly interPodRejected = new Set<string>();
   private readonly queue = new Map<string, QueueEntry>();
   /** Keys waiting for a scheduling attempt, FIFO. */
   private readonly active = new Set<string>();
@@ -145,8 +165,14 @@ export class Scheduler {
     const nodeName = typeof spec.nodeName === 'string' ? spec.nodeName : '';
     if (nodeName) {
       this.forgetQueued(c.key);
+      const a = this.accounted.get(c.key);
       if (phase === 'Succeeded' || phase === 'Failed') this.unaccount(c.key);
-      else if (this.accounted.get(c.key)?.node !== nodeName) this.account(c.key, nodeName, podRequests(spec));
+      else if (a?.node !== nodeName) this.account(c.key, nodeName, podRequests(spec), affinityPodOf(pod));
+      else if (JSON.stringify(a.aff.labels) !== JSON.stringify((pod.metadata as ObjectMeta).labels ?? {})) {
+        // Labels are what other pods' terms select (affinity terms are immutable).
+        this.account(c.key, nodeName, a.req, affinityPodOf(pod));
+        this.wakeInterPod();
+      }
       return;
     }
     if (!wantsScheduling(pod)) {
@@ -155,7 +181,14 @@ export class Scheduler {
     }
     const entry = this.queue.get(c.key);
     if (!entry) {
-      this.queue.set(c.key, { state: 'active', attempts: 0, backoffUntil: 0, lastAttempt: 0, woken: false });
+      this.queue.set(c.key, {
+        state: 'active',
+        attempts: 0,
+        backoffUntil: 0,
+        lastAttempt: 0,
+        woken: false,
+        interPod: false,
+      });
       this.activate(c.key);
     } else if (entry.state === 'unschedulable' && c.prevJson && specChanged(c.prevJson, pod)) {
       this.wake(c.key, entry, Date.now());
@@ -172,20 +205,25 @@ export class Scheduler {
     return u;
   }
 
-  private account(key: string, node: string, req: PodRequests): void {
+  private account(key: string, node: string, req: PodRequests, aff: AffinityPod): void {
+    const moved = this.accounted.get(key)?.node !== node;
     this.unaccount(key, false);
     const u = this.usageOf(node);
     for (const [k, v] of req.res) u.requested.set(k, (u.requested.get(k) ?? 0) + v);
     u.pods++;
     u.nzCpu += req.nzCpu;
     u.nzMem += req.nzMem;
-    this.accounted.set(key, { node, req });
+    this.accounted.set(key, { node, req, aff });
+    if (aff.antiAffinity.length > 0) this.withAntiAffinity.add(key);
+    // A pod on a node may be what a pending pod's affinity waits for.
+    if (moved) this.wakeInterPod();
   }
 
   private unaccount(key: string, wake = true): void {
     const a = this.accounted.get(key);
     if (!a) return;
     this.accounted.delete(key);
+    this.withAntiAffinity.delete(key);
     const u = this.usageOf(a.node);
     for (const [k, v] of a.req.res) u.requested.set(k, (u.requested.get(k) ?? 0) - v);
     u.pods--;
@@ -222,6 +260,24 @@ export class Scheduler {
     const now = Date.now();
     let any = false;
     for (const [key, entry] of this.queue) {
+      if (entry.state !== 'unschedulable') continue;
+      this.wake(key, entry, now);
+      any = true;
+    }
+    if (any) this.armRetryTimer();
+  }
+
+  /** Wakes the pods inter-pod affinity rejected: a pod landed, left or changed labels. */
+  private wakeInterPod(): void {
+    if (this.interPodRejected.size === 0) return;
+    const now = Date.now();
+    let any = false;
+    for (const key of this.interPodRejected) {
+      const entry = this.queue.get(key);
+      if (!entry?.interPod) {
+        this.interPodRejected.delete(key);
+        continue;
+      }
       if (entry.state !== 'unschedulable') continue;
       this.wake(key, entry, now);
       any = true;
@@ -306,6 +362,8 @@ export class Scheduler {
     const spec = pod.spec as JsonObject;
     const req = podRequests(spec);
     const constraints = podConstraints(spec, req);
+    const aff = affinityPodOf(pod);
+    const interPod = this.interPodFilter(key, aff);
     const reasonsByNode = new Map<string, string[]>();
     const names = [...this.nodes.keys()];
     let best: string | undefined;
@@ -315,7 +373,7 @@ export class Scheduler {
       const name = names[(this.rrCursor + i) % names.length];
       const node = this.nodes.get(name)!;
       const usage = this.usage.get(name);
-      const reasons = filterNode(constraints, node, usage);
+      const reasons = filterNode(constraints, node, usage, interPod);
       if (reasons.length > 0) {
         reasonsByNode.set(name, reasons);
         continue;
@@ -328,13 +386,39 @@ export class Scheduler {
     }
     entry.state = 'inflight';
     entry.lastAttempt = Date.now();
+    entry.interPod = interPod !== undefined && [...reasonsByNode.values()].some((rs) => INTER_POD_REASONS.has(rs[0]));
+    if (entry.interPod) this.interPodRejected.add(key);
     if (best) {
       this.rrCursor = (names.indexOf(best) + 1) % Math.max(1, names.length);
-      this.account(key, best, req);
+      this.account(key, best, req, aff);
       this.track(this.bind(key, pod, best));
     } else {
       this.track(this.recordFailure(key, pod, fitErrorMessage(this.nodes.size, reasonsByNode)));
     }
+  }
+
+  /** InterPodAffinity's pre-filter over the accounted pods; undefined when nothing applies. */
+  private interPodFilter(key: string, incoming: AffinityPod): InterPodFilter | undefined {
+    const own = incoming.affinity.length > 0 || incoming.antiAffinity.length > 0;
+    if (!own && this.withAntiAffinity.size === 0) return undefined;
+    const accounted = this.accounted;
+    const keys = own ? accounted.keys() : this.withAntiAffinity.values();
+    function* existing(): Generator<ExistingPod> {
+      for (const k of keys) {
+        const a = accounted.get(k);
+        if (a && k !== key) yield { node: a.node, pod: a.aff };
+      }
+    }
+    const nsCache = new Map<string, Record<string, string> | undefined>();
+    const nsLabels = (ns: string): Record<string, string> | undefined => {
+      if (!nsCache.has(ns)) {
+        const stored = this.storage.get(NAMESPACES + ns);
+        const labels = stored ? (JSON.parse(stored.json) as { metadata?: ObjectMeta }).metadata?.labels : undefined;
+        nsCache.set(ns, labels ?? undefined);
+      }
+      return nsCache.get(ns);
+    };
+    return interPodFilter(incoming, existing(), this.nodes, nsLabels);
   }
 
   private async bind(key: string, pod: JsonObject, node: string): Promise<void> {
@@ -395,7 +479,9 @@ export class Scheduler {
     const stored = this.storage.get(key);
     const pod = stored ? (JSON.parse(stored.json) as JsonObject) : undefined;
     const spec = (pod?.spec ?? {}) as JsonObject;
-    if (pod && typeof spec.nodeName === 'string' && spec.nodeName) this.account(key, spec.nodeName, podRequests(spec));
+    const phase = ((pod?.status ?? {}) as JsonObject).phase;
+    if (pod && typeof spec.nodeName === 'string' && spec.nodeName && phase !== 'Succeeded' && phase !== 'Failed')
+      this.account(key, spec.nodeName, podRequests(spec), affinityPodOf(pod));
     else this.unaccount(key, false);
   }
 

@@ -1,9 +1,21 @@
 // A simulated kubelet: it "runs" the pods bound to its node by writing the status a real kubelet
-// would (Running, conditions, container statuses, IPs), and finishes graceful deletions: once a
-// pod has a deletionTimestamp it waits min(deletionGracePeriodSeconds, shutdownMs) — the
-// simulated containers stop at once — marks the containers terminated and the pod Succeeded,
-// then deletes it with gracePeriodSeconds 0. Containers never exit by themselves and never
-// restart; no Pulled/Created/Started events are written.
+// would (Running, conditions, container statuses, IPs), and finishes graceful deletions.
+//
+// IPs: a pod gets the next free address of its node's pod CIDR (10.244.<i>.2..254); a
+// hostNetwork pod gets the node's IP as podIP/podIPs, as in kube, and takes no CIDR address.
+//
+// Graceful deletion: once a pod has a deletionTimestamp the kubelet
+// - without preStop hooks, waits min(deletionGracePeriodSeconds, shutdownMs) — the simulated
+//   containers stop at once;
+// - when a running container has `lifecycle.preStop`, keeps the pod Running with its containers
+//   running until the deletionTimestamp (the server sets it to deletion time + grace, to the
+//   second), as a hook that blocks for the whole grace period would: shutdownMs does not cap it.
+// A later delete with a shorter grace period moves deletionTimestamp earlier (the server
+// shortens it as kube-apiserver does); the kubelet sees that update and finishes at the new,
+// earlier time. Finishing marks the containers terminated and the pod Succeeded, then deletes
+// it with gracePeriodSeconds 0; a pod with finalizers stays in storage, terminated, until they
+// are removed. Hooks are not executed (nothing runs), and postStart is ignored. Containers never
+// exit by themselves and never restart; no Pulled/Created/Started/Killing events are written.
 import { createHash } from 'node:crypto';
 import type { JsonObject, ObjectMeta } from '../types.ts';
 import type { ResourceDef } from '../registry/resource.ts';
@@ -23,11 +35,26 @@ function imageId(image: string): string {
   return `${repo.includes('/') ? repo : `docker.io/library/${repo}`}@sha256:${hash(image, 64)}`;
 }
 
+/** A container with a preStop hook is running: its hook would hold the pod for the grace period. */
+function hasRunningPreStop(pod: JsonObject): boolean {
+  const spec = (pod.spec ?? {}) as JsonObject;
+  const status = (pod.status ?? {}) as JsonObject;
+  const statuses = [
+    ...((status.containerStatuses ?? []) as JsonObject[]),
+    ...((status.initContainerStatuses ?? []) as JsonObject[]),
+  ];
+  const running = new Set(statuses.filter((s) => (s.state as JsonObject | undefined)?.running).map((s) => s.name));
+  // Sidecars (restartable init containers) run their preStop hooks too.
+  const containers = [...((spec.containers ?? []) as JsonObject[]), ...((spec.initContainers ?? []) as JsonObject[])];
+  return containers.some((c) => (c.lifecycle as JsonObject | undefined)?.preStop && running.has(c.name));
+}
+
 export class SimulatedKubelet {
   /** Host part (2..254) of each pod IP in use, by pod key. */
   private readonly ips = new Map<string, number>();
   private readonly used = new Set<number>();
-  private readonly terminating = new Map<string, NodeJS.Timeout>();
+  /** Pods being terminated: when, and the timer (undefined once it fired). */
+  private readonly terminating = new Map<string, { due: number; timer?: NodeJS.Timeout }>();
 
   constructor(
     readonly nodeName: string,
@@ -42,7 +69,7 @@ export class SimulatedKubelet {
   }
 
   stop(): void {
-    for (const t of this.terminating.values()) clearTimeout(t);
+    for (const t of this.terminating.values()) clearTimeout(t.timer);
     this.terminating.clear();
   }
 
@@ -51,8 +78,7 @@ export class SimulatedKubelet {
     const host = this.ips.get(key);
     if (host !== undefined) this.used.delete(host);
     this.ips.delete(key);
-    const t = this.terminating.get(key);
-    if (t) clearTimeout(t);
+    clearTimeout(this.terminating.get(key)?.timer);
     this.terminating.delete(key);
   }
 
@@ -61,10 +87,11 @@ export class SimulatedKubelet {
     const status = (pod.status ?? {}) as JsonObject;
     if (typeof status.podIP === 'string') this.remember(key, status.podIP);
     if (meta.deletionTimestamp) {
-      this.scheduleTermination(key, meta);
+      this.scheduleTermination(key, pod);
       return;
     }
-    if (status.phase === 'Pending' && !status.startTime) await this.start(key, meta);
+    if (status.phase === 'Pending' && !status.startTime)
+      await this.start(key, meta, ((pod.spec ?? {}) as JsonObject).hostNetwork === true);
   }
 
   private remember(key: string, ip: string): void {
@@ -85,9 +112,9 @@ export class SimulatedKubelet {
     return `${podCidrBase(this.index)}.${host}`;
   }
 
-  private async start(key: string, meta: ObjectMeta): Promise<void> {
-    const podIp = this.allocateIp(key);
+  private async start(key: string, meta: ObjectMeta, hostNetwork: boolean): Promise<void> {
     const hostIp = this.hostIp;
+    const podIp = hostNetwork ? hostIp : this.allocateIp(key);
     await this.store.updateWith(
       this.podsDef,
       meta.namespace,
@@ -166,20 +193,36 @@ export class SimulatedKubelet {
     return { name: c.name, image, imageID: imageId(image), containerID, restartCount: 0, lastState: {} };
   }
 
-  private scheduleTermination(key: string, meta: ObjectMeta): void {
-    if (this.terminating.has(key)) return;
+  /**
+   * (Re)arms the pod's termination: at its deletionTimestamp when a running container has a
+   * preStop hook, else after min(grace, shutdownMs). Only ever moves the moment earlier.
+   */
+  private scheduleTermination(key: string, pod: JsonObject): void {
+    const meta = pod.metadata as ObjectMeta;
+    const current = this.terminating.get(key);
+    if (current && current.timer === undefined) return; // finishing or finished
+    const now = Date.now();
     const grace = typeof meta.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds * 1000 : 0;
-    const timer = setTimeout(
+    const deadline = Date.parse(String(meta.deletionTimestamp));
+    const due =
+      hasRunningPreStop(pod) && !Number.isNaN(deadline) && grace > 0
+        ? deadline
+        : now + Math.min(grace, this.shutdownMs);
+    if (current && current.due <= due) return;
+    clearTimeout(current?.timer);
+    const entry: { due: number; timer?: NodeJS.Timeout } = { due };
+    entry.timer = setTimeout(
       () => {
+        entry.timer = undefined;
         void this.finish(meta).catch((e: unknown) => {
           console.error(`peerpods kubelet ${this.nodeName}: ${meta.namespace}/${meta.name}: ${(e as Error).message}`);
-          this.terminating.delete(key);
+          if (this.terminating.get(key) === entry) this.terminating.delete(key);
         });
       },
-      Math.min(grace, this.shutdownMs),
+      Math.max(0, due - now),
     );
-    timer.unref();
-    this.terminating.set(key, timer);
+    entry.timer.unref();
+    this.terminating.set(key, entry);
   }
 
   private async finish(meta: ObjectMeta): Promise<void> {

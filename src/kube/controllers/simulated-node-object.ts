@@ -14,7 +14,10 @@ export interface SimulatedNodeConfig {
   capacity: Record<string, string>;
   /** Lease renewal and Ready heartbeat interval. Default 10 s, like the kubelet's lease. */
   heartbeatIntervalMs: number;
-  /** Simulated container shutdown on graceful deletion (capped by the pod's grace period). */
+  /**
+   * Simulated container shutdown on graceful deletion (capped by the pod's grace period). Pods
+   * with a running preStop hook are not capped: they stay Running for their whole grace period.
+   */
   shutdownMs: number;
   leaseDurationSeconds: number;
 }

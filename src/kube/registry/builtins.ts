@@ -38,7 +38,7 @@ const ENTRIES: Entry[] = [
     namespaced: true,
     shortNames: ['po'],
     categories: ALL,
-    subresources: ['status', 'binding'],
+    subresources: ['status', 'binding', 'eviction'],
     hasGeneration: true,
   },
   {

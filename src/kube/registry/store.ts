@@ -740,11 +740,18 @@ export class ObjectStore {
         }
       }
 
-      // Deletion pending: stamp deletionTimestamp once (shortening a graceful deletion is allowed).
+      // Deletion pending: stamp deletionTimestamp once. A graceful deletion may only be shortened,
+      // counted from when it began (rest.BeforeDelete); one without grace moves to now at most.
       const now = this.now();
       const deadline = new Date(now.getTime() + graceSeconds * 1000);
       const existing = typeof nm.deletionTimestamp === 'string' ? Date.parse(nm.deletionTimestamp) : undefined;
-      if (existing === undefined || deadline.getTime() < existing) {
+      const existingGrace = typeof nm.deletionGracePeriodSeconds === 'number' ? nm.deletionGracePeriodSeconds : 0;
+      if (existing !== undefined && existingGrace > 0) {
+        if (graceSeconds < existingGrace) {
+          nm.deletionTimestamp = formatTime(new Date(existing - (existingGrace - graceSeconds) * 1000));
+          nm.deletionGracePeriodSeconds = graceSeconds;
+        }
+      } else if (existing === undefined || deadline.getTime() < existing) {
         nm.deletionTimestamp = formatTime(deadline);
         nm.deletionGracePeriodSeconds = graceSeconds;
         if (existing === undefined && typeof nm.generation === 'number' && nm.generation > 0) nm.generation += 1;

@@ -23,12 +23,15 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   status: ['get', 'patch', 'update'],
   scale: ['get', 'patch', 'update'],
   binding: ['create'],
+  eviction: ['create'],
   finalize: ['update'],
 };
 
 function subresourceKind(def: ResourceDef, sub: string): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
   if (sub === 'binding') return { group: '', version: 'v1', kind: 'Binding' };
+  // kubectl drain looks for pods/eviction with a group and version (CheckEvictionSupport).
+  if (sub === 'eviction') return { group: 'policy', version: 'v1', kind: 'Eviction' };
   return { group: def.group, version: def.version, kind: def.kind };
 }
 

@@ -1,5 +1,5 @@
 // Subresources and output formats whose logic lives outside the generic handler: pod binding,
-// the scale subresource, and (when installed) Table output.
+// pod eviction (eviction.ts), the scale subresource, and (when installed) Table output.
 import type { IncomingMessage } from 'node:http';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../types.ts';
@@ -11,6 +11,7 @@ import type { ResourceDef } from '../registry/resource.ts';
 import { refOf, type ObjectStore } from '../registry/store.ts';
 import { applyPatch, PATCH_CONTENT_TYPES } from '../registry/patching.ts';
 import { atomicSchemaInfo } from '../patch/schema-info.ts';
+import { PodEvictions } from './eviction.ts';
 
 /** Table output (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`); absent means plain JSON. */
 export interface TableRenderer {
@@ -41,6 +42,14 @@ export interface Extensions {
     ns: string | undefined,
     name: string,
     binding: JsonObject,
+    ctx: RequestContext,
+  ): Promise<JsonObject>;
+  /** POST pods/{name}/eviction with a policy/v1 (or v1beta1) Eviction body. */
+  evict(
+    def: ResourceDef,
+    ns: string | undefined,
+    name: string,
+    eviction: unknown,
     ctx: RequestContext,
   ): Promise<JsonObject>;
 }
@@ -99,7 +108,9 @@ export function defaultExtensions(store: ObjectStore): Extensions {
       status: { replicas: (getPath(obj, paths.status) as number | undefined) ?? 0, ...(selector ? { selector } : {}) },
     };
   };
+  const evictions = new PodEvictions(store);
   return {
+    evict: (def, ns, name, eviction, ctx) => evictions.evict(def, ns, name, eviction, ctx),
     scale: {
       get: (def, ns, name) => toScale(def, store.get(def, ns, name)),
       async update(def, ns, name, method, body, contentType, ctx) {

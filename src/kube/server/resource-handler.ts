@@ -1,5 +1,5 @@
 // Serves one resource request: GET/LIST/WATCH/POST/PUT/PATCH/DELETE on a resource path,
-// including the status, scale, binding and finalize subresources.
+// including the status, scale, binding, eviction and finalize subresources.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, methodNotAllowed, notFound, StatusError, unsupportedMediaType } from '../errors.ts';
 import type { JsonObject } from '../types.ts';
@@ -145,6 +145,13 @@ export async function handleResource(
     const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES) as JsonObject;
     const result = await deps.extensions.bind(def, ns, name, body, ctx);
     return sendJson(res, 201, JSON.stringify(result));
+  }
+  if (sub === 'eviction') {
+    if (method !== 'POST') throw methodNotAllowed('the server does not allow this method on the requested resource');
+    const ctx = contextFor(req, q, user);
+    const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES, ctx);
+    const result = await deps.extensions.evict(def, ns, name, body, ctx);
+    return sendJson(res, 201, JSON.stringify(result), ctx.warnings);
   }
   if (sub === 'scale') return handleScale(deps, def, ns, name, req, res, q, user);
 

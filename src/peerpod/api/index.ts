@@ -12,6 +12,4 @@ export {
 } from './peerpod.ts';
 export type { PeerPod, PeerPodPhase, PeerPodSpec, PeerPodStatus } from './peerpod.ts';
 export { PEERPOD_CRD_NAME, allCrds, peerPodCrd } from './crd.ts';
-export { s } from './schema.ts';
-export type { JsonSchema, Schema, Static } from './schema.ts';
 export * from './peerpodconfig.ts';

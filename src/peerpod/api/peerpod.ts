@@ -8,8 +8,8 @@
 // the status is ours: upstream never writes one.
 import { customResource } from '../../runtime/index.ts';
 import type { KubeObject } from '../../runtime/index.ts';
-import { s } from './schema.ts';
-import type { Static } from './schema.ts';
+import { s } from '../../runtime/index.ts';
+import type { Static } from '../../runtime/index.ts';
 
 export const GROUP = 'confidentialcontainers.org';
 export const VERSION = 'v1alpha1';

@@ -9,10 +9,9 @@
 // `oneOf` of `required`s because the embedded server does not evaluate CEL.
 import { customResource } from '../../runtime/index.ts';
 import type { Condition, KubeObject } from '../../runtime/index.ts';
-import { s } from './schema.ts';
-import type { JsonSchema, Schema, Static } from './schema.ts';
+import { customResourceDefinition, s } from '../../runtime/index.ts';
+import type { JsonSchema, Schema, Static } from '../../runtime/index.ts';
 import { GROUP, VERSION } from './peerpod.ts';
-import { namespacedCrd } from './crd-builder.ts';
 
 export const PeerPodConfigs = customResource(GROUP, VERSION, 'PeerPodConfig', 'peerpodconfigs', true);
 export const PEERPODCONFIG_CRD_NAME = `peerpodconfigs.${GROUP}`;
@@ -142,9 +141,12 @@ export const peerPodConfigOpenApiSchema = s.object({
 });
 
 export function peerPodConfigCrd(): KubeObject {
-  return namespacedCrd(
-    { kind: 'PeerPodConfig', plural: 'peerpodconfigs', singular: 'peerpodconfig', shortNames: ['ppc'] },
-    [
+  return customResourceDefinition({
+    group: GROUP,
+    version: VERSION,
+    scope: 'Namespaced',
+    names: { kind: 'PeerPodConfig', plural: 'peerpodconfigs', singular: 'peerpodconfig', shortNames: ['ppc'] },
+    printerColumns: [
       { name: 'Limit', type: 'string', jsonPath: '.spec.limit' },
       { name: 'Per-Node', type: 'integer', jsonPath: '.spec.limitPerNode' },
       { name: 'Nodes', type: 'integer', jsonPath: '.status.nodes' },
@@ -152,8 +154,8 @@ export function peerPodConfigCrd(): KubeObject {
       { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
-    peerPodConfigOpenApiSchema.json,
-  );
+    openAPIV3Schema: peerPodConfigOpenApiSchema.json,
+  });
 }
 
 /** `spec.limit` as a number (the schema guarantees digits); undefined when limitPerNode is used. */

@@ -220,8 +220,15 @@ describe('kubectl get', () => {
     await k(['create', 'deployment', 'api', '--image=nginx', '--replicas=2']);
     await k(['create', 'configmap', 'settings', '--from-literal=a=1', '--from-literal=b=2']);
     await k(['create', 'secret', 'generic', 'creds', '--from-literal=password=x']);
-    const out = await k(['get', 'deploy,svc,cm,secret,ns']);
-    const sections = out
+    // The deployment controller makes 2 up-to-date pods; without a scheduler none gets ready.
+    const out = await eventually(
+      async () => {
+        const o = await k(['get', 'deploy,svc,cm,secret,ns']);
+        return /deployment\.apps\/api\s+0\/2\s+2\s+0\s/.test(o) ? o : undefined;
+      },
+      { what: 'deployment api with 2 up-to-date replicas' },
+    );
+    const sections = out!
       .trim()
       .split(/\n\s*\n/)
       .map(table);
@@ -229,7 +236,7 @@ describe('kubectl get', () => {
     assert.deepEqual(byHeader.get('NAME READY UP-TO-DATE AVAILABLE AGE')?.[0]?.slice(0, 4), [
       'deployment.apps/api',
       '0/2',
-      '0',
+      '2',
       '0',
     ]);
     assert.deepEqual(byHeader.get('NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE')?.[0]?.slice(0, 5), [

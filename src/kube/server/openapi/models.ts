@@ -5,7 +5,7 @@ import { apiVersionOf, type ResourceDef } from '../../registry/resource.ts';
 import type { JsonValue } from '../../types.ts';
 import { BUILTIN_MODELS, builtinModel, listModel } from './builtin/index.ts';
 import { customResourceModel, type CrdIndex } from './crd-models.ts';
-import { AUTOSCALING, CORE, REF_PREFIX, customModelName, withGvk, type Gvk, type Schema } from './schema.ts';
+import { AUTOSCALING, CORE, POLICY, REF_PREFIX, customModelName, withGvk, type Gvk, type Schema } from './schema.ts';
 
 export interface ModelSet {
   schemas: Map<string, Schema>;
@@ -16,6 +16,7 @@ export interface ModelSet {
 
 export const SCALE_MODEL = `${AUTOSCALING}.Scale`;
 export const BINDING_MODEL = `${CORE}.Binding`;
+export const EVICTION_MODEL = `${POLICY}.Eviction`;
 
 export function buildModels(catalog: ResourceCatalog, crds: CrdIndex): ModelSet {
   const schemas = new Map<string, Schema>(BUILTIN_MODELS);
@@ -46,6 +47,7 @@ export function buildModels(catalog: ResourceCatalog, crds: CrdIndex): ModelSet 
   }
   add(SCALE_MODEL, BUILTIN_MODELS.get(SCALE_MODEL)!, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
   add(BINDING_MODEL, BUILTIN_MODELS.get(BINDING_MODEL)!, { group: '', version: 'v1', kind: 'Binding' });
+  add(EVICTION_MODEL, BUILTIN_MODELS.get(EVICTION_MODEL)!, { group: 'policy', version: 'v1', kind: 'Eviction' });
   return {
     schemas,
     kindModel: (def) => kindNames.get(def) ?? '',

@@ -1,7 +1,7 @@
 // The REST operations a resource serves, independent of the OpenAPI version they are written in:
 // paths, methods, the kube action, the GVK and the query parameters of each.
 import type { ResourceDef } from '../../registry/resource.ts';
-import { BINDING_MODEL, SCALE_MODEL, type ModelSet } from './models.ts';
+import { BINDING_MODEL, EVICTION_MODEL, SCALE_MODEL, type ModelSet } from './models.ts';
 import { META, type Gvk } from './schema.ts';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
@@ -240,6 +240,10 @@ export function resourceOperations(def: ResourceDef, models: ModelSet): PathEntr
     }
     if (sub === 'binding')
       operations = [make(T.create, { ...x, gvk: { group: '', version: 'v1', kind: 'Binding' }, model: BINDING_MODEL })];
+    if (sub === 'eviction') {
+      const eviction = { ...x, gvk: { group: 'policy', version: 'v1', kind: 'Eviction' }, model: EVICTION_MODEL };
+      operations = [make(T.create, eviction)];
+    }
     if (sub === 'finalize') operations = [make(T.update, x)];
     entries.push({ path: `${item}/${sub}`, params: itemParams, operations });
   }

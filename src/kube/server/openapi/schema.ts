@@ -103,6 +103,7 @@ export const CORE = 'io.k8s.api.core.v1';
 export const APPS = 'io.k8s.api.apps.v1';
 export const BATCH = 'io.k8s.api.batch.v1';
 export const AUTOSCALING = 'io.k8s.api.autoscaling.v1';
+export const POLICY = 'io.k8s.api.policy.v1';
 
 /** The model name kube gives a built-in kind: io.k8s.api.<group's first label>.<version>.<Kind>. */
 export function builtinModelName(group: string, version: string, kind: string): string {

@@ -32,6 +32,7 @@ const KINDS: Record<string, string> = {
   'scheduling.k8s.io/v1 PriorityClass': 'PriorityClass',
   'policy/v1 PodDisruptionBudget': 'PodDisruptionBudget',
   'policy/v1 Eviction': 'Eviction',
+  'policy/v1beta1 Eviction': 'Eviction',
   'networking.k8s.io/v1 Ingress': 'Ingress',
   'authentication.k8s.io/v1 TokenRequest': 'TokenRequest',
   'authentication.k8s.io/v1 SelfSubjectReview': 'SelfSubjectReview',

@@ -1,6 +1,16 @@
 // The hand-written models of built-in kinds, and a permissive model for built-in kinds that have
 // none (apiVersion, kind and metadata described; every other field allowed).
-import { CORE, META, builtinModelName, objectMetaRef, openObject, ref, typeMeta, type Schema } from '../schema.ts';
+import {
+  CORE,
+  META,
+  POLICY,
+  builtinModelName,
+  objectMetaRef,
+  openObject,
+  ref,
+  typeMeta,
+  type Schema,
+} from '../schema.ts';
 import { containerModels } from './container.ts';
 import { coreModels } from './core.ts';
 import { metaModels } from './meta.ts';
@@ -19,6 +29,14 @@ export const BUILTIN_MODELS: ReadonlyMap<string, Schema> = new Map(
       metadata: objectMetaRef(),
       target: ref(`${CORE}.ObjectReference`, 'The node to bind to.'),
     }),
+    [`${POLICY}.Eviction`]: openObject(
+      'Eviction evicts a pod from its node subject to its disruption budget; posted to pods/eviction.',
+      {
+        ...typeMeta('Eviction'),
+        metadata: objectMetaRef(),
+        deleteOptions: ref(`${META}.DeleteOptions`, 'DeleteOptions may be provided.'),
+      },
+    ),
   }),
 );
 

@@ -1,4 +1,4 @@
-// A tiny schema DSL: each builder returns the OpenAPI v3 (structural) schema the CRD needs and
+// A tiny schema DSL (controller-gen's role, in code): each builder returns the OpenAPI v3 (structural) schema the CRD needs and
 // carries the matching TypeScript type, so `Static<typeof X>` and the generated CRD YAML can never
 // drift apart. Only the constructs our CRDs use are here.
 
@@ -14,6 +14,11 @@ export interface JsonSchema {
   items?: JsonSchema;
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
+  additionalProperties?: JsonSchema;
+  pattern?: string;
+  maximum?: number;
+  default?: unknown;
+  'x-kubernetes-preserve-unknown-fields'?: true;
 }
 
 /** A schema node; `T` exists only for type inference (`__type` is never set). */
@@ -42,11 +47,25 @@ function doc(opts: Doc | undefined): JsonSchema {
   return opts?.description ? { description: opts.description } : {};
 }
 
+function range(opts: { minimum?: number; maximum?: number } | undefined): JsonSchema {
+  return {
+    ...(opts?.minimum !== undefined ? { minimum: opts.minimum } : {}),
+    ...(opts?.maximum !== undefined ? { maximum: opts.maximum } : {}),
+  };
+}
+
 export const s = {
   string: (opts?: Doc): Schema<string> => node({ type: 'string', ...doc(opts) }),
   dateTime: (opts?: Doc): Schema<string> => node({ type: 'string', format: 'date-time', ...doc(opts) }),
-  integer: (opts?: Doc & { minimum?: number }): Schema<number> =>
-    node({ type: 'integer', ...doc(opts), ...(opts?.minimum !== undefined ? { minimum: opts.minimum } : {}) }),
+  integer: (opts?: Doc & { minimum?: number; maximum?: number }): Schema<number> =>
+    node({ type: 'integer', ...doc(opts), ...range(opts) }),
+  number: (opts?: Doc & { minimum?: number; maximum?: number }): Schema<number> =>
+    node({ type: 'number', ...doc(opts), ...range(opts) }),
+  /** A string matching `pattern` (an ECMA regex, as the apiserver evaluates it). */
+  pattern: (pattern: string, opts?: Doc): Schema<string> => node({ type: 'string', pattern, ...doc(opts) }),
+  /** An object with arbitrary keys whose values all have one schema (a Go map). */
+  map: <V>(values: Schema<V>, opts?: Doc): Schema<Record<string, V>> =>
+    node({ type: 'object', additionalProperties: values.json, ...doc(opts) }),
   boolean: (opts?: Doc): Schema<boolean> => node({ type: 'boolean', ...doc(opts) }),
   enum: <const V extends readonly string[]>(values: V, opts?: Doc): Schema<V[number]> =>
     node({ type: 'string', enum: values, ...doc(opts) }),
