@@ -5,21 +5,14 @@
 // Upstream wrote networking.k8s.io/v1beta1, which Kubernetes 1.22 removed; these are v1 (the only
 // visible change: v1 requires pathType; ImplementationSpecific is what v1beta1 defaulted to).
 // No ingressClassName: the cluster's default ingress class (if any) takes them, as upstream.
-import {
-  Ingresses,
-  crudHandler,
-  diffByName,
-  ignoreAlreadyExists,
-  ignoreNotFound,
-  intersectByName,
-} from '../../../runtime/index.ts';
+import { Ingresses } from '../../../runtime/index.ts';
 import type { KubeObject, ResourceHandler } from '../../../runtime/index.ts';
 import { Annotations, Labels } from '../../api/labels.ts';
 import type { KVMConfig } from '../../api/kvmconfig.ts';
 import type { KvmDeps } from '../../deps.ts';
 import { apiDomain, apiSecurePort, clusterNamespace, etcdDomain, managedLabels } from '../../key.ts';
 import { isSubset, sameJson } from './meta-compare.ts';
-import { podsInNamespace } from './namespace.ts';
+import { fixedObjectsHandler } from './fixed-objects.ts';
 import { ETCD_PORT } from './service.ts';
 
 export interface IngressRule {
@@ -98,58 +91,11 @@ export function mergeIngress(current: Ingress, desired: Ingress): Ingress {
 }
 
 export function ingressHandler(deps: KvmDeps): ResourceHandler<KVMConfig> {
-  return crudHandler<KVMConfig, Ingress[]>({
+  return fixedObjectsHandler<Ingress>(deps, {
     name: 'ingress',
-    async currentState(c, ctx) {
-      const got = await Promise.all(
-        desiredIngresses(c).map((d) =>
-          ignoreNotFound(
-            deps.client.get<Ingress>(Ingresses, d.metadata.name as string, clusterNamespace(c), { signal: ctx.signal }),
-          ),
-        ),
-      );
-      return got.filter((i): i is Ingress => i !== undefined);
-    },
-    async desiredState(c) {
-      return desiredIngresses(c);
-    },
-    updatePatch(_c, current, desired) {
-      const diff = diffByName(current, desired, isIngressModified);
-      const byName = new Map(current.map((i) => [i.metadata.name, i]));
-      return {
-        create: diff.create,
-        update: diff.update.map((d) => mergeIngress(byName.get(d.metadata.name) as Ingress, d)),
-      };
-    },
-    async deletePatch(c, current, desired, ctx) {
-      const pods = await podsInNamespace(deps.client, clusterNamespace(c), ctx.signal);
-      if (pods > 0) {
-        const reason = `${pods} pod(s) left in namespace ${clusterNamespace(c)} may still serve through the ingresses`;
-        ctx.cancelHandler(reason);
-        ctx.keepFinalizer(reason);
-        return {};
-      }
-      return { delete: intersectByName(current, desired) };
-    },
-    async applyCreate(_c, change, ctx) {
-      for (const i of change) {
-        await ignoreAlreadyExists(deps.client.create(Ingresses, i, { signal: ctx.signal }));
-        ctx.log.info({ ingress: i.metadata.name }, 'ingress created');
-      }
-    },
-    async applyDelete(_c, change, ctx) {
-      for (const i of change) {
-        await ignoreNotFound(
-          deps.client.delete(Ingresses, i.metadata.name as string, i.metadata.namespace, { signal: ctx.signal }),
-        );
-        ctx.log.info({ ingress: i.metadata.name }, 'ingress deleted');
-      }
-    },
-    async applyUpdate(_c, change, ctx) {
-      for (const i of change) {
-        await deps.client.update(Ingresses, i, { signal: ctx.signal });
-        ctx.log.info({ ingress: i.metadata.name }, 'ingress updated');
-      }
-    },
+    type: Ingresses,
+    desired: desiredIngresses,
+    isModified: isIngressModified,
+    merge: mergeIngress,
   });
 }

@@ -7,14 +7,7 @@
 // collide between two clusters on the same management cluster.
 // Updates keep what the server assigned (clusterIP(s), allocated nodePorts) and labels or
 // annotations others added: only our fields are compared and written.
-import {
-  Services,
-  crudHandler,
-  diffByName,
-  ignoreAlreadyExists,
-  ignoreNotFound,
-  intersectByName,
-} from '../../../runtime/index.ts';
+import { Services } from '../../../runtime/index.ts';
 import type { KubeObject, ResourceHandler } from '../../../runtime/index.ts';
 import { Annotations, Labels } from '../../api/labels.ts';
 import type { NodeRole } from '../../api/labels.ts';
@@ -22,7 +15,7 @@ import type { KVMConfig } from '../../api/kvmconfig.ts';
 import type { KvmDeps } from '../../deps.ts';
 import { apiSecurePort, clusterNamespace, etcdDomain, managedLabels } from '../../key.ts';
 import { isSubset } from './meta-compare.ts';
-import { podsInNamespace } from './namespace.ts';
+import { fixedObjectsHandler } from './fixed-objects.ts';
 
 export const ETCD_PORT = 2379;
 /** The worker ports of clusters without portMappings (upstream's compatibility default). */
@@ -150,59 +143,11 @@ export function mergeService(current: Service, desired: Service): Service {
 }
 
 export function serviceHandler(deps: KvmDeps): ResourceHandler<KVMConfig> {
-  return crudHandler<KVMConfig, Service[]>({
+  return fixedObjectsHandler<Service>(deps, {
     name: 'service',
-    async currentState(c, ctx) {
-      const got = await Promise.all(
-        desiredServices(c).map((d) =>
-          ignoreNotFound(
-            deps.client.get<Service>(Services, d.metadata.name as string, clusterNamespace(c), { signal: ctx.signal }),
-          ),
-        ),
-      );
-      return got.filter((s): s is Service => s !== undefined);
-    },
-    async desiredState(c) {
-      return desiredServices(c);
-    },
-    updatePatch(_c, current, desired) {
-      const diff = diffByName(current, desired, isServiceModified);
-      const byName = new Map(current.map((s) => [s.metadata.name, s]));
-      // Only the two services are read, so nothing is ever "current but undesired": no delete.
-      return {
-        create: diff.create,
-        update: diff.update.map((d) => mergeService(byName.get(d.metadata.name) as Service, d)),
-      };
-    },
-    async deletePatch(c, current, desired, ctx) {
-      const pods = await podsInNamespace(deps.client, clusterNamespace(c), ctx.signal);
-      if (pods > 0) {
-        const reason = `${pods} pod(s) left in namespace ${clusterNamespace(c)} may still serve through the services`;
-        ctx.cancelHandler(reason);
-        ctx.keepFinalizer(reason);
-        return {};
-      }
-      return { delete: intersectByName(current, desired) };
-    },
-    async applyCreate(_c, change, ctx) {
-      for (const s of change) {
-        await ignoreAlreadyExists(deps.client.create(Services, s, { signal: ctx.signal }));
-        ctx.log.info({ service: s.metadata.name }, 'service created');
-      }
-    },
-    async applyDelete(_c, change, ctx) {
-      for (const s of change) {
-        await ignoreNotFound(
-          deps.client.delete(Services, s.metadata.name as string, s.metadata.namespace, { signal: ctx.signal }),
-        );
-        ctx.log.info({ service: s.metadata.name }, 'service deleted');
-      }
-    },
-    async applyUpdate(_c, change, ctx) {
-      for (const s of change) {
-        await deps.client.update(Services, s, { signal: ctx.signal });
-        ctx.log.info({ service: s.metadata.name }, 'service updated');
-      }
-    },
+    type: Services,
+    desired: desiredServices,
+    isModified: isServiceModified,
+    merge: mergeService,
   });
 }
