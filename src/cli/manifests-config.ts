@@ -13,6 +13,7 @@ import {
 } from '../peerpod/controllers/index.ts';
 import { peerPodConfigRbacRules } from './peerpodconfig-rbac.ts';
 import { kvmLayers } from './manifests-kvm.ts';
+import { PROBE_PORT, operatorDeployment } from './manifests-deployment.ts';
 
 export interface ManifestOptions {
   /** Namespace of the operator (its $PEERPODS_NAMESPACE). Default peerpods-system. */
@@ -25,7 +26,6 @@ export const DEFAULT_IMAGE = 'ghcr.io/peerpods/peerpods:latest';
 const NAME = 'peerpods-controller-manager';
 const LABELS = { 'app.kubernetes.io/name': 'peerpods', 'app.kubernetes.io/managed-by': 'peerpods' };
 const SELECTOR = { 'control-plane': 'peerpod-controller' };
-const PROBE_PORT = 8081;
 const PPC_NAME = 'peerpods-peerpodconfig-controller';
 const PPC_ROLE = 'peerpods-peerpodconfig-role';
 
@@ -167,41 +167,16 @@ function deployment(ns: string, image: string): KubeObject {
 
 /** `run peerpodconfig-controller`: cluster-scoped work (nodes, webhook config), so one leader-elected replica. */
 function peerPodConfigDeployment(ns: string, image: string): KubeObject {
-  const selector = { 'control-plane': 'peerpodconfig-controller' };
-  const probe = (path: string) => ({ httpGet: { path, port: PROBE_PORT }, periodSeconds: 10 });
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { ...meta(PPC_NAME, ns), labels: { ...LABELS, ...selector } },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: selector },
-      template: {
-        metadata: { labels: selector },
-        spec: {
-          serviceAccountName: NAME,
-          securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
-          containers: [
-            {
-              name: 'manager',
-              image,
-              args: ['run', 'peerpodconfig-controller', '--leader-elect', `--health-probe-bind-address=:${PROBE_PORT}`],
-              env: [{ name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
-              ports: [{ name: 'probes', containerPort: PROBE_PORT, protocol: 'TCP' }],
-              livenessProbe: probe('/healthz'),
-              readinessProbe: probe('/readyz'),
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-              },
-              resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
-            },
-          ],
-        },
-      },
-    },
-  };
+  return operatorDeployment({
+    name: PPC_NAME,
+    namespace: ns,
+    image,
+    serviceAccountName: NAME,
+    labels: LABELS,
+    selector: { 'control-plane': 'peerpodconfig-controller' },
+    operator: 'peerpodconfig-controller',
+    resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+  });
 }
 
 export interface ManifestFile {

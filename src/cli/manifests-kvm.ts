@@ -4,9 +4,9 @@ import type { KubeObject } from '../runtime/index.ts';
 import { Labels, kvmCrds } from '../kvm/api/index.ts';
 import { KVM_DEFAULTS } from '../kvm/options.ts';
 import { kvmOperatorRbacRules } from '../kvm/rbac.ts';
+import { operatorDeployment } from './manifests-deployment.ts';
 
 const NAME = 'kvm-operator';
-const PROBE_PORT = 8081;
 const RBAC_API = 'rbac.authorization.k8s.io/v1';
 
 export interface KvmLayers {
@@ -22,7 +22,6 @@ export function kvmLayers(ns: string, image: string, labels: Record<string, stri
     ...(namespace ? { namespace } : {}),
     labels: { ...labels },
   });
-  const selector = { 'control-plane': NAME };
   const rbac: KubeObject[] = [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME, ns) },
     {
@@ -39,41 +38,17 @@ export function kvmLayers(ns: string, image: string, labels: Record<string, stri
       subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
     },
   ];
-  const probe = (path: string) => ({ httpGet: { path, port: PROBE_PORT }, periodSeconds: 10 });
   const manager: KubeObject[] = [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { ...meta(NAME, ns), labels: { ...labels, ...selector } },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: selector },
-          spec: {
-            serviceAccountName: NAME,
-            securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
-            containers: [
-              {
-                name: 'manager',
-                image,
-                args: ['run', 'kvm-operator', '--leader-elect', `--health-probe-bind-address=:${PROBE_PORT}`],
-                env: [{ name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
-                ports: [{ name: 'probes', containerPort: PROBE_PORT, protocol: 'TCP' }],
-                livenessProbe: probe('/healthz'),
-                readinessProbe: probe('/readyz'),
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  capabilities: { drop: ['ALL'] },
-                },
-                resources: { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '512Mi' } },
-              },
-            ],
-          },
-        },
-      },
-    },
+    operatorDeployment({
+      name: NAME,
+      namespace: ns,
+      image,
+      serviceAccountName: NAME,
+      labels,
+      selector: { 'control-plane': NAME },
+      operator: 'kvm-operator',
+      resources: { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '512Mi' } },
+    }),
   ];
   const samples: KubeObject[] = [
     {
