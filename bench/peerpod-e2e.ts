@@ -14,8 +14,8 @@ import type { PeerPod } from '../src/peerpod/api/index.ts';
 import { CLUSTER_UID_TAG } from '../src/peerpod/providers/index.ts';
 import { peerPodManifest, qemuAvailable } from '../src/peerpod/main/index.ts';
 import type { StackProviderName } from '../src/peerpod/main/index.ts';
-import { startLocalStack } from '../src/cli/local-stack.ts';
-import type { LocalStack } from '../src/cli/local-stack.ts';
+import { startLocalStack } from '../src/cli/start/local-stack.ts';
+import type { LocalStack } from '../src/cli/start/local-stack.ts';
 import { nowMs, percentile, round } from './common.ts';
 
 const N = Number(process.env.PEERPOD_E2E_N ?? 200);

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { startControlPlane } from '../src/kube/index.ts';
 import type { ControlPlane } from '../src/kube/index.ts';
-import { ConfigMaps, KubeClient, Manager, Namespaces, Pods, silentLogger } from '../src/runtime/index.ts';
+import { ConfigMaps, KubeClient, Manager, Namespaces, Pods, installCrds, silentLogger } from '../src/runtime/index.ts';
 import type { KubeObject } from '../src/runtime/index.ts';
 import { PEERPOD_FINALIZER, PeerPods, allCrds } from '../src/peerpod/api/index.ts';
 import type { PeerPod } from '../src/peerpod/api/index.ts';
@@ -21,7 +21,6 @@ import type { PeerPodControllerOptions } from '../src/peerpod/controllers/index.
 import { CLUSTER_UID_TAG, SimulatedProvider, createProvider } from '../src/peerpod/providers/index.ts';
 import type { CloudProvider } from '../src/peerpod/providers/index.ts';
 import { mapLimit } from '../src/peerpod/providers/wait.ts';
-import { applyAll } from '../src/cli/manifests-apply.ts';
 
 const N = Number(process.env.PEERPOD_BENCH_N ?? 1000);
 const LATENCY_MS = Number(process.env.PEERPOD_BENCH_LATENCY_MS ?? 100);
@@ -194,7 +193,7 @@ export async function runPeerPodBench(): Promise<Record<string, number>> {
   const cp = await startControlPlane();
   const client = KubeClient.fromKubeconfigString(cp.kubeconfig, { metricsRegistry: null, logger: silentLogger() });
   try {
-    await applyAll(client, allCrds());
+    await installCrds(client, allCrds(), { fieldManager: 'peerpods' });
     await client.create(Namespaces, { metadata: { name: NS } });
     const clusterUid = (await client.get(Namespaces, 'kube-system')).metadata.uid as string;
     const ours = await danglingRun(cp, client, 'ours', {});

@@ -6,7 +6,7 @@
 // Run alone: `node --import tsx bench/scheduler.ts`.
 import { startControlPlane, type ControlPlane } from '../src/kube/index.ts';
 import { internalContext } from '../src/kube/registry/context.ts';
-import { Scheduler } from '../src/kube/controllers/scheduler.ts';
+import { Scheduler } from '../src/kube/controllers/scheduler/scheduler.ts';
 import { nowMs, round } from './common.ts';
 
 const PODS = Number(process.env.BENCH_PODS ?? 5000);

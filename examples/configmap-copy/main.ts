@@ -8,27 +8,27 @@ import {
   createOrPatch,
   setControllerReference,
 } from '../../src/runtime/index.ts';
+import type { KubeObject } from '../../src/runtime/index.ts';
 
 // Keeps a Secret `<name>-copy` next to every ConfigMap labelled copy=true, owned by it.
 const client = await KubeClient.load(); // --kubeconfig file, KUBECONFIG, ~/.kube/config or in-cluster
 const manager = new Manager({ client, leaderElection: { leaseName: 'copy-operator' } });
-const configMaps = manager.informerFor(ConfigMaps, { labelSelector: 'copy=true' });
 
 new ControllerBuilder(manager, 'copy')
-  .for(ConfigMaps, { scope: { labelSelector: 'copy=true' } })
+  .for<KubeObject & { data?: Record<string, string> }>(ConfigMaps, { scope: { labelSelector: 'copy=true' } })
   .owns(Secrets)
-  .complete(async (req) => {
-    const cm = configMaps.get(req.namespace, req.name);
-    if (!cm || cm.metadata.deletionTimestamp) return; // the garbage collector removes the copy
+  .completeWithObjects(async (cm) => {
+    if (cm.metadata.deletionTimestamp) return; // the garbage collector removes the copy
+    const { name, namespace } = cm.metadata;
     const secret = {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: `${req.name}-copy`, namespace: req.namespace },
+      metadata: { name: `${name}-copy`, namespace },
       stringData: {} as Record<string, string>,
     };
     await createOrPatch(client, Secrets, secret, (s) => {
       setControllerReference(cm, s);
-      s.stringData = (cm as { data?: Record<string, string> }).data ?? {};
+      s.stringData = cm.data ?? {};
     }); // compares before writing: an unchanged Secret is never rewritten
     return { requeueAfter: 10 * 60_000 };
   });

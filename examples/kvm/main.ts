@@ -19,12 +19,17 @@ import {
   serverSideApply,
 } from '../../src/runtime/index.ts';
 import type { KubeObject } from '../../src/runtime/index.ts';
-import { KVMConfigs, Labels, Releases, kvmCrds } from '../../src/kvm/api/index.ts';
-import type { KVMConfig } from '../../src/kvm/api/index.ts';
-import { KVM_DEFAULTS } from '../../src/kvm/options.ts';
-import { setupKvmOperator } from '../../src/kvm/operator.ts';
-import { VmSimulator } from '../../src/kvm/sim/vm-simulator.ts';
-import { kvmLayers } from '../../src/cli/manifests-kvm.ts';
+import {
+  KVMConfigs,
+  KVM_DEFAULTS,
+  Labels,
+  Releases,
+  VmSimulator,
+  kvmCrds,
+  kvmSamples,
+  setupKvmOperator,
+} from '../../src/kvm/index.ts';
+import type { KVMConfig } from '../../src/kvm/index.ts';
 
 const once = process.argv.includes('--once');
 const log = createLogger('kvm-example');
@@ -58,7 +63,7 @@ await until('CRDs served', 10_000, async () => {
   await client.list(KVMConfigs, { namespace: 'default' });
   return true;
 });
-const samples = kvmLayers('peerpods-system', 'unused', {}).samples;
+const samples = kvmSamples();
 const release = samples.find((o) => o.kind === 'Release') as KubeObject;
 const sample = samples.find((o) => o.kind === 'KVMConfig') as KVMConfig;
 await serverSideApply(client, Releases, release, { fieldManager: 'kvm-example' });

@@ -12,7 +12,7 @@ import {
   setStatusCondition,
   waitForCache,
 } from '../../src/runtime/index.ts';
-import type { Controller, KubeObject, Manager, ReconcileContext, Request } from '../../src/runtime/index.ts';
+import type { Controller, KubeObject, Manager, ReconcileContext } from '../../src/runtime/index.ts';
 import { PodSets } from './api.ts';
 import type { PodSet } from './api.ts';
 
@@ -32,9 +32,8 @@ export function setupPodSetController(manager: Manager): Controller {
   const pods = manager.informerFor<Pod>(Pods);
   const events = manager.getEventRecorder(`${CONTROLLER_NAME}-controller`);
 
-  async function reconcile(req: Request, ctx: ReconcileContext): Promise<void> {
-    const set = podSets.get(req.namespace, req.name);
-    if (!set || set.metadata.deletionTimestamp) return; // owned pods go with it (garbage collector)
+  async function reconcile(set: PodSet, ctx: ReconcileContext): Promise<void> {
+    if (set.metadata.deletionTimestamp) return; // owned pods go with it (garbage collector)
 
     const owned = pods.byIndex('ownerUid', set.metadata.uid as string).filter(isActive);
     const want = set.spec.replicas;
@@ -97,9 +96,9 @@ export function setupPodSetController(manager: Manager): Controller {
   }
 
   return new ControllerBuilder(manager, CONTROLLER_NAME)
-    .for(PodSets, { predicates: [generationChanged()] })
+    .for<PodSet>(PodSets, { predicates: [generationChanged()] })
     .owns(Pods)
-    .complete(reconcile);
+    .completeWithObjects(reconcile);
 }
 
 /** Creates or updates a PodSet (used by main.ts and the tests). */

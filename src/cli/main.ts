@@ -1,14 +1,14 @@
 // The `peerpods` command.
 import { Command } from 'commander';
-import { registerClusterCommands } from './cluster.ts';
-import { registerStartCommand } from './start.ts';
-import { registerDemoCommand } from './demo.ts';
-import { registerManifestCommands } from './manifests.ts';
-import { registerPeerPodCommands } from './peerpod.ts';
-import { registerPeerPodConfigCommand } from './peerpodconfig.ts';
-import { registerWebhookCommand } from './webhook.ts';
-import { registerAdaptorCommand } from './adaptor.ts';
-import { registerKvmCommand } from './kvm.ts';
+import { registerClusterCommands } from './cluster/command.ts';
+import { registerStartCommand } from './start/start.ts';
+import { registerDemoCommand } from './start/demo.ts';
+import { registerManifestCommands } from './manifests/command.ts';
+import { registerPeerPodCommands } from './run/peerpod.ts';
+import { registerPeerPodConfigCommand } from './run/peerpodconfig.ts';
+import { registerWebhookCommand } from './run/webhook.ts';
+import { registerAdaptorCommand } from './run/adaptor.ts';
+import { registerKvmCommand } from './run/kvm.ts';
 
 const program = new Command('peerpods')
   .description('Kubernetes operators for pod VMs, their operator runtime, and an embedded control plane')

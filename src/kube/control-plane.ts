@@ -7,19 +7,20 @@ import type { Storage } from './storage/storage.ts';
 import { ResourceCatalog } from './registry/catalog.ts';
 import { builtinResourceDefs } from './registry/builtins.ts';
 import { withBuiltinStrategies } from './registry/strategies.ts';
-import { ObjectStore } from './registry/store.ts';
+import { ObjectStore } from './registry/store/index.ts';
 import { internalContext, type Admission } from './registry/context.ts';
-import { GarbageCollector } from './controllers/garbage-collector.ts';
-import { NamespaceLifecycle } from './controllers/namespace-lifecycle.ts';
-import { CrdController } from './controllers/crd-controller.ts';
-import { ServiceAccountController } from './controllers/service-accounts.ts';
-import { EventTtlController } from './controllers/event-ttl.ts';
-import { ReplicaSetController } from './controllers/replicaset-controller.ts';
-import { DeploymentController } from './controllers/deployment-controller.ts';
-import { startClusterControllers, type ClusterOptions, type NodeControls } from './controllers/simulated-cluster.ts';
-import type { NodeAgentHandler } from './controllers/simulated-nodes.ts';
+import { GarbageCollector } from './controllers/lifecycle/garbage-collector.ts';
+import { NamespaceLifecycle } from './controllers/lifecycle/namespace.ts';
+import { CrdController } from './controllers/lifecycle/crd.ts';
+import { ServiceAccountController } from './controllers/lifecycle/service-accounts.ts';
+import { EventTtlController } from './controllers/lifecycle/event-ttl.ts';
+import { ReplicaSetController } from './controllers/workloads/replicaset/controller.ts';
+import { DeploymentController } from './controllers/workloads/deployment/controller.ts';
+import { startClusterControllers, type ClusterOptions, type NodeControls } from './controllers/nodes/cluster.ts';
+import type { NodeAgentHandler } from './controllers/nodes/simulated-nodes.ts';
 import { createApiServer, type ApiServerOptions } from './server/server.ts';
-import { defaultExtensions, type Extensions } from './server/extensions.ts';
+import type { Extensions } from './server/extensions.ts';
+import { createSubresources } from './registry/subresources/index.ts';
 import { createTableRenderer } from './server/table/index.ts';
 import { generateServingCertificates } from './server/tls.ts';
 import { buildKubeconfig, writeFileAtomic } from './server/kubeconfig.ts';
@@ -60,7 +61,7 @@ export interface ControlPlaneInternals {
   setServiceResolver(resolver: ServiceResolver | undefined): void;
   addRoute(route: NonNullable<ApiServerOptions['routes']>[number]): void;
   onStop(fn: () => void | Promise<void>): void;
-  /** Simulated worker nodes (see controllers/simulated-nodes.ts). */
+  /** Simulated worker nodes (see controllers/nodes/simulated-nodes.ts). */
   nodes: NodeControls;
   /** Claims pods of a runtime class: simulated kubelets leave them to `handler`'s owner. */
   registerNodeAgent(runtimeClassName: string, handler?: NodeAgentHandler): void;
@@ -93,8 +94,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const store = new ObjectStore(storage);
   const admission = new WebhookAdmission(storage, { serviceResolver: options.serviceResolver });
   store.setAdmission(admission);
-  const extensions = defaultExtensions(store);
-  extensions.table = createTableRenderer();
+  const subresources = createSubresources(store);
+  const extensions: Extensions = { ...subresources, table: createTableRenderer() };
 
   const controllers = [
     new GarbageCollector(storage, store, catalog),
@@ -106,7 +107,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     new DeploymentController(storage, store, catalog),
   ];
   for (const c of controllers) c.start();
-  const cluster = startClusterControllers({ storage, store, catalog, extensions }, options);
+  const cluster = startClusterControllers({ storage, store, catalog, subresources }, options);
 
   const ctx = internalContext('kube-apiserver');
   const nsDef = catalog.lookup('', 'v1', 'namespaces')!;

@@ -7,5 +7,7 @@ export {
 } from './control-plane.ts';
 export { MemoryStorage } from './storage/memory.ts';
 export type { Storage } from './storage/storage.ts';
-export { StatusError } from './errors.ts';
-export type { KubeObject, Status } from './types.ts';
+export { endpointsResolver } from './admission/resolver.ts';
+export type { ServiceAddress, ServiceResolver } from './admission/types.ts';
+export { StatusError } from '../apimachinery/errors/index.ts';
+export type { KubeObject, Status } from '../apimachinery/meta/index.ts';

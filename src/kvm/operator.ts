@@ -1,14 +1,17 @@
 // The kvm-operator: four handler-chain controllers (cluster, deleter, drainer, unhealthy-node
-// terminator) plus the node drainer that executes DrainerConfigs, on one runtime Manager.
-import { ControllerBuilder, Deployments, Pods, Secrets, runnableFunc } from '../runtime/index.ts';
-import type { HandlerChain, KubeObject, Manager } from '../runtime/index.ts';
-import { DrainerConfigs, KVMConfigs, Labels, MANAGED_BY, Releases } from './api/index.ts';
+// terminator) plus the node drainer that executes DrainerConfigs, on one runtime Manager. Each
+// controller's wiring lives in controllers/; this file builds what they share and assembles them.
+import { Secrets, runnableFunc } from '../runtime/index.ts';
+import type { HandlerChain, Manager } from '../runtime/index.ts';
+import { Releases } from './api/index.ts';
 import type { KVMConfig, Release } from './api/index.ts';
-import { ControllerNames } from './controllers/names.ts';
-import { chainController, kvmConfigScope, nodePodScope, toKvmConfig } from './controllers/shared.ts';
+import { setupClusterController } from './controllers/cluster.ts';
+import { setupDeleterController } from './controllers/deleter.ts';
+import { setupDrainerController } from './controllers/drainer.ts';
+import { setupNodeDrainerController } from './controllers/node-drainer.ts';
+import { credentialScope } from './controllers/shared.ts';
+import { setupUnhealthyNodeTerminator } from './controllers/unhealthy-node-terminator.ts';
 import type { KvmDeps } from './deps.ts';
-import { clusterHandlers, deleterHandlers, drainerHandlers, terminatorHandlers } from './handlers/index.ts';
-import { NodeDrainer } from './nodedrainer/index.ts';
 import { resolveKvmOptions } from './options.ts';
 import type { KvmOperatorOptions, ResolvedKvmOptions } from './options.ts';
 import type { Pod } from './pods.ts';
@@ -34,11 +37,9 @@ export interface KvmOperatorSetup extends KvmOperatorOptions {
 export function setupKvmOperator(manager: Manager, setup: KvmOperatorSetup = {}): KvmOperator {
   const { workload: givenWorkload, ...rest } = setup;
   const options = resolveKvmOptions(rest);
-  const credentialScope = { namespace: options.credentialsNamespace, labelSelector: Labels.cluster };
-  const secrets = manager.informerFor<SecretObject>(Secrets, credentialScope);
+  const secrets = manager.informerFor<SecretObject>(Secrets, credentialScope(options));
   const workload = givenWorkload ?? new SecretWorkloadClusters(secrets, options.credentialsNamespace);
   const releases = manager.informerFor<Release>(Releases);
-  const kvmConfigs = manager.informerFor<KVMConfig>(KVMConfigs, kvmConfigScope(options));
   const deps: KvmDeps = {
     client: manager.client,
     workload,
@@ -47,56 +48,13 @@ export function setupKvmOperator(manager: Manager, setup: KvmOperatorSetup = {})
     options,
     log: manager.logger.child({ operator: 'kvm-operator' }),
   };
-  const toCluster = toKvmConfig(options);
-  // A new or changed Release concerns every cluster labelled with its version.
-  const byRelease = (r: KubeObject) =>
-    kvmConfigs
-      .list()
-      .filter((c) => `v${c.metadata.labels?.[Labels.releaseVersion] ?? ''}` === r.metadata.name)
-      .map((c) => ({ namespace: c.metadata.namespace, name: c.metadata.name as string }));
-
-  const cluster = chainController<KVMConfig>(manager, {
-    name: ControllerNames.cluster,
-    type: KVMConfigs,
-    scope: kvmConfigScope(options),
-    handlers: clusterHandlers(deps),
-    resyncMs: options.resyncMs,
-    recheckMs: options.recheckMs,
-    watches: [
-      { type: Deployments, scope: { labelSelector: `${Labels.managedBy}=${MANAGED_BY}` }, map: toCluster },
-      { type: Pods, scope: nodePodScope(options), map: toCluster },
-      { type: Releases, scope: {}, map: byRelease },
-      { type: Secrets, scope: credentialScope, map: toCluster },
-    ],
-  });
-  const deleter = chainController<KVMConfig>(manager, {
-    name: ControllerNames.deleter,
-    type: KVMConfigs,
-    scope: kvmConfigScope(options),
-    handlers: deleterHandlers(deps),
-    resyncMs: options.deleterResyncMs,
-    recheckMs: options.recheckMs,
-    watches: [{ type: Pods, scope: nodePodScope(options), map: toCluster }],
-  });
-  const drainer = chainController<Pod>(manager, {
-    name: ControllerNames.drainer,
-    type: Pods,
-    scope: nodePodScope(options),
-    handlers: drainerHandlers(deps),
-    resyncMs: options.resyncMs,
-    recheckMs: options.recheckMs,
-  });
-  const unhealthyNodeTerminator = chainController<KVMConfig>(manager, {
-    name: ControllerNames.unhealthyNodeTerminator,
-    type: KVMConfigs,
-    scope: kvmConfigScope(options),
-    handlers: terminatorHandlers(deps),
-    resyncMs: options.resyncMs,
-    recheckMs: options.recheckMs,
-  });
-  if (options.nodeDrainer) {
-    new ControllerBuilder(manager, ControllerNames.nodeDrainer).for(DrainerConfigs).complete(new NodeDrainer(deps));
-  }
+  const chains = {
+    cluster: setupClusterController(manager, deps),
+    deleter: setupDeleterController(manager, deps),
+    drainer: setupDrainerController(manager, deps),
+    unhealthyNodeTerminator: setupUnhealthyNodeTerminator(manager, deps),
+  };
+  if (options.nodeDrainer) setupNodeDrainerController(manager, deps);
   manager.add(
     runnableFunc(
       async (signal) => {
@@ -106,5 +64,5 @@ export function setupKvmOperator(manager: Manager, setup: KvmOperatorSetup = {})
       { needLeaderElection: false, name: 'kvm-workload-clients' },
     ),
   );
-  return { options, deps, chains: { cluster, deleter, drainer, unhealthyNodeTerminator } };
+  return { options, deps, chains };
 }

@@ -46,10 +46,6 @@ export interface Pod extends KubeObject {
   status?: PodStatus;
 }
 
-export function isPodReady(pod: Pod): boolean {
-  return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
 export function isDeleting(obj: KubeObject): boolean {
   return obj.metadata.deletionTimestamp !== undefined;
 }

@@ -2,14 +2,8 @@
 // It is cluster-wide by nature: every workload cluster gets its own namespace and two
 // ClusterRoleBindings. Binding a ClusterRole needs `bind` on it, granted only for the two roles
 // the options name.
+import type { PolicyRule } from '../runtime/index.ts';
 import { CORE_GROUP, PROVIDER_GROUP, RELEASE_GROUP } from './api/index.ts';
-
-export interface PolicyRule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-  resourceNames?: string[];
-}
 
 const MANAGE = ['create', 'get', 'list', 'watch', 'patch', 'update', 'delete'];
 const READ = ['get', 'list', 'watch'];

@@ -5,3 +5,5 @@ export * from './controllers/index.ts';
 export * as providers from './providers/index.ts';
 export * as webhook from './webhook/index.ts';
 export * as adaptor from './adaptor/index.ts';
+export * from './main/index.ts';
+export * from './demo/index.ts';

@@ -2,6 +2,7 @@
 // the client, the informer cache, the work queue, the controller builder, the manager (leader
 // election, metrics, probes, graceful shutdown), admission webhooks, events and helpers.
 export * from './client/index.ts';
+export type { PolicyRule } from './client/rbac.ts';
 export * from './cache/index.ts';
 export * from './queue/index.ts';
 export * from './controller/index.ts';
@@ -13,7 +14,7 @@ export * from './crd/index.ts';
 export * from './handlers/index.ts';
 export { realClock, FakeClock } from './util/clock.ts';
 export type { Clock, TimerHandle } from './util/clock.ts';
-export { Backoff } from './util/backoff.ts';
-export type { BackoffOptions } from './util/backoff.ts';
+export { Backoff } from '../apimachinery/backoff.ts';
+export type { BackoffOptions } from '../apimachinery/backoff.ts';
 export { createLogger, silentLogger } from './util/logger.ts';
 export type { Logger } from './util/logger.ts';

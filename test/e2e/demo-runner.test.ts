@@ -1,7 +1,7 @@
 // The demo's step runner: timings, one line per step, and the run ending at the first failure.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runSteps } from '../../src/peerpod/demo/index.ts';
+import { runSteps } from '../../src/peerpod/index.ts';
 
 describe('demo step runner', () => {
   it('prints ✓ lines with details and stops at the first ✗', async () => {

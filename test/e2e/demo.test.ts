@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
-import { qemuProcessesUnder } from '../../src/peerpod/main/index.ts';
-import { demoSteps } from '../../src/peerpod/demo/index.ts';
+import { demoSteps, qemuProcessesUnder } from '../../src/peerpod/index.ts';
 import { runCli } from './helpers.ts';
 
 describe('peerpods demo (qemu)', { timeout: 120_000 }, () => {

@@ -17,11 +17,10 @@ import {
   isNotFound,
 } from '../../src/runtime/index.ts';
 import type { KubeObject } from '../../src/runtime/index.ts';
-import { DrainerConfigs, KVMConfigs, Labels, Releases, finalizerFor } from '../../src/kvm/api/index.ts';
-import type { KVMConfig } from '../../src/kvm/api/index.ts';
-import type { Pod } from '../../src/kvm/pods.ts';
+import { DrainerConfigs, KVMConfigs, Labels, Releases, finalizerFor } from '../../src/kvm/index.ts';
+import type { KVMConfig, Pod } from '../../src/kvm/index.ts';
 import { eventually } from '../helpers/control-plane.ts';
-import { sampleRelease } from '../kvm/helpers.ts';
+import { sampleRelease } from '../helpers/kvm.ts';
 import { CLUSTER_ID, startKvmEnv } from './kvm/env.ts';
 import type { KvmEnv } from './kvm/env.ts';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { kubectl } from '../helpers/kubectl.ts';
 import { eventually } from '../helpers/control-plane.ts';
-import { qemuProcessesUnder, vmSizeOfArgs } from '../../src/peerpod/main/index.ts';
+import { qemuProcessesUnder, vmSizeOfArgs } from '../../src/peerpod/index.ts';
 import { runCli } from './helpers.ts';
 import type { CliRun } from './helpers.ts';
 

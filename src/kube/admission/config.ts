@@ -2,19 +2,16 @@
 // configuration name, then in the order of the `webhooks` list. The parsed list is cached until
 // a write under the admissionregistration prefix (storage watches fire synchronously, so a
 // configuration is in effect for the very next request).
-import type { JsonObject, JsonValue } from '../types.ts';
+import { isObject } from '../../apimachinery/json/index.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 import type { Storage, Watcher } from '../storage/storage.ts';
-import type { LabelSelector } from '../selectors/label.ts';
+import type { LabelSelector } from '../../apimachinery/selectors/label.ts';
 import type { ClientConfig, RuleWithOperations, Webhook } from './types.ts';
 
 const PREFIX = '/admissionregistration.k8s.io/';
 const MUTATING = `${PREFIX}mutatingwebhookconfigurations/`;
 const VALIDATING = `${PREFIX}validatingwebhookconfigurations/`;
 const MAX_TIMEOUT_SECONDS = 30;
-
-function isObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function strings(v: JsonValue | undefined): string[] {
   return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];

@@ -5,9 +5,9 @@
 // (transport, timeout, nonsense answer) rejects the request unless failurePolicy is Ignore.
 import { isDeepStrictEqual } from 'node:util';
 import { applyJsonPatch } from '../patch/index.ts';
-import { StatusError, internalError } from '../errors.ts';
+import { StatusError, internalError } from '../../apimachinery/errors/index.ts';
 import type { Storage } from '../storage/storage.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { Admission, AdmissionAttributes } from '../registry/context.ts';
 import { WebhookConfigCache } from './config.ts';
 import { webhookMatches, isExempt } from './matching.ts';

@@ -1,7 +1,7 @@
 // The Status errors kube-apiserver answers for webhook outcomes
 // (staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/errors and util/webhook).
-import { StatusError, badRequest, internalError, type StatusReason } from '../errors.ts';
-import type { Status, StatusDetails } from '../types.ts';
+import { StatusError, badRequest, internalError, type StatusReason } from '../../apimachinery/errors/index.ts';
+import type { Status, StatusDetails } from '../../apimachinery/meta/index.ts';
 
 /** A webhook's own Status, which may carry any reason (or none) the webhook chose. */
 class WebhookStatusError extends StatusError {

@@ -1,9 +1,9 @@
 // Which webhooks a request reaches: kube-apiserver's rules.Matcher plus the namespace and object
 // selectors (staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/{predicates,generic}).
-import { labelSelectorFromObject } from '../selectors/label.ts';
-import { StatusError } from '../errors.ts';
+import { labelSelectorFromObject } from '../../apimachinery/selectors/label.ts';
+import { StatusError } from '../../apimachinery/errors/index.ts';
 import type { Storage } from '../storage/storage.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { AdmissionAttributes } from '../registry/context.ts';
 import type { RuleWithOperations, Webhook } from './types.ts';
 

@@ -2,7 +2,7 @@
 // at an address its Endpoints object lists. A webhook served by a local process registers a
 // Service plus Endpoints pointing at 127.0.0.1:<port>.
 import type { Storage } from '../storage/storage.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { ServiceAddress, ServiceResolver } from './types.ts';
 
 interface EndpointPort {

@@ -1,7 +1,8 @@
 // The AdmissionReview v1 exchange: the request kube-apiserver builds from the admission
 // attributes, and the checks it runs on the answer (webhook/request/admissionreview.go).
+import { isObject } from '../../apimachinery/json/index.ts';
 import { randomUUID } from 'node:crypto';
-import type { JsonObject, JsonValue } from '../types.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 import type { AdmissionAttributes } from '../registry/context.ts';
 import type { ReviewStatus } from './errors.ts';
 
@@ -70,10 +71,6 @@ export function buildReview(
     options: requestOptions(attrs),
   };
   return { uid, review: { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request } };
-}
-
-function isObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Go's StdEncoding: padded, no whitespace, nothing outside the alphabet (Buffer would skip it). */

@@ -1,7 +1,7 @@
 // The webhook configuration fields the dispatcher acts on, read from stored
 // Mutating/ValidatingWebhookConfiguration objects with the v1 defaults filled in (objects written
 // through the API are defaulted already; ones put straight into storage may not be).
-import type { LabelSelector } from '../selectors/label.ts';
+import type { LabelSelector } from '../../apimachinery/selectors/label.ts';
 
 export type FailurePolicy = 'Fail' | 'Ignore';
 

@@ -1,9 +1,10 @@
 // `%#v` renderings of the Go values kube-apiserver puts in validation messages (maps, selectors,
 // string slices). Messages quote these verbatim, so key order and nil/empty spelling follow fmt.
-import type { JsonObject } from '../types.ts';
-import { goQuote, goStringSlice } from '../util/goquote.ts';
-import { GoValue } from './fields.ts';
-import { isObject, objects, str, strings } from './json.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
+import { goQuote, goStringSlice } from '../../apimachinery/strings/goquote.ts';
+import { GoValue } from '../../apimachinery/validation/field-errors.ts';
+import { objects, str, strings } from './json.ts';
+import { isObject } from '../../apimachinery/json/index.ts';
 
 /** `map[string]string{"a":"b"}`, or `map[string]string(nil)` for an absent map. */
 export function goStringMap(m: Record<string, string> | undefined): string {

@@ -1,7 +1,8 @@
-// Built-in kinds' server-side behaviour: defaults, validation, update preparation and Service
-// ClusterIP allocation, as kube-apiserver applies them.
-export { applyDefaults, type DefaultsOptions, type PriorityClassInfo } from './defaults.ts';
-export { validate, type ValidateOptions } from './validate.ts';
+// Built-in kinds' server-side behaviour: defaults, validation, update preparation, Service
+// ClusterIP allocation and the pruning of fields their OpenAPI models do not know, as
+// kube-apiserver applies them.
+export { applyDefaults, type DefaultsOptions, type PriorityClassInfo } from './defaults/index.ts';
+export { validate, type ValidateOptions } from './validation/index.ts';
 export {
   prepareForUpdate,
   hasGeneration,
@@ -18,4 +19,4 @@ export {
 } from './clusterip.ts';
 export { assignClusterIp, reconcileClusterIp } from './service.ts';
 export { computeQosClass, type QosClass } from './qos.ts';
-export { canonicalQuantity, compareQuantity, formatQuantity, parseQuantity, Quantity } from './quantity.ts';
+export { pruneUnknownFields, unknownFields } from './openapi/unknown-fields.ts';

@@ -1,11 +1,8 @@
 // Small accessors over untyped JSON. Built-in defaulting and validation read Go structs upstream;
 // here the same fields arrive as plain JSON where any level may be missing, null or mistyped, so
 // every read goes through these guards instead of casts.
-import type { JsonObject, JsonValue } from '../types.ts';
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isObject } from '../../apimachinery/json/index.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 
 /** The object at `key`, or undefined when absent, null or not an object. */
 export function obj(parent: JsonObject | undefined, key: string): JsonObject | undefined {
@@ -78,46 +75,6 @@ export function setIfNil(parent: JsonObject, key: string, value: JsonValue): voi
 
 export function setIfEmpty(parent: JsonObject, key: string, value: string): void {
   if (isEmptyString(parent, key)) parent[key] = value;
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => deepEqual(ao[k], bo[k]));
-}
-
-/**
- * Equality the way apiequality.Semantic compares decoded Go structs: a nil pointer, an empty
- * slice or map and an absent field all decode to "nothing", so they compare equal.
- */
-export function semanticEqual(a: unknown, b: unknown): boolean {
-  return deepEqual(normalizeEmpty(a), normalizeEmpty(b));
-}
-
-function normalizeEmpty(v: unknown): unknown {
-  if (Array.isArray(v)) return v.length === 0 ? undefined : v.map(normalizeEmpty);
-  if (v === null) return undefined;
-  if (typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      const n = normalizeEmpty(x);
-      if (n !== undefined) out[k] = n;
-    }
-    return out;
-  }
-  return v;
-}
-
-export function clone<T>(v: T): T {
-  return structuredClone(v);
 }
 
 export function sortedKeys(o: JsonObject | Record<string, unknown> | undefined): string[] {

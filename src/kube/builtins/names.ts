@@ -1,25 +1,9 @@
 // Format checks used inside built-in specs (container names, port names, env var names, config
 // keys, label keys and values), each returning kube-apiserver's detail messages word for word.
-// The name and label formats come from validation/names.ts; the spec-only ones live here.
+// The name and label formats come from apimachinery/validation; the spec-only ones live here.
 import { isIP } from 'node:net';
-import type { FieldError } from '../errors.ts';
-import { validateLabels as validateLabelMap } from '../validation/labels.ts';
-import {
-  emptyError,
-  isDNS1035Label,
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isQualifiedName,
-  isValidLabelValue,
-  maxLenError,
-  regexError,
-} from '../validation/names.ts';
-import { fieldInvalid, fieldRequired } from './fields.ts';
-
-export { emptyError, isQualifiedName, isValidLabelValue, maxLenError, regexError };
-export const isDns1123Label = isDNS1123Label;
-export const isDns1123Subdomain = isDNS1123Subdomain;
-export const isDns1035Label = isDNS1035Label;
+import { fieldInvalid, fieldRequired, type FieldError } from '../../apimachinery/validation/field-errors.ts';
+import { emptyError, isDNS1123Subdomain, maxLenError, regexError } from '../../apimachinery/validation/names.ts';
 
 const CONFIG_KEY_FMT = '[-._a-zA-Z0-9]+';
 const CONFIG_KEY_MSG = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
@@ -90,34 +74,17 @@ export function parseIpSloppy(v: string): 4 | 6 | 0 {
   return 0;
 }
 
-export function validateIp(field: string, value: string): FieldError[] {
+export function validateIp(value: string, field: string): FieldError[] {
   return parseIpSloppy(value)
     ? []
     : [fieldInvalid(field, value, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')];
 }
 
-export function validateFullyQualifiedName(field: string, name: string): FieldError[] {
+export function validateFullyQualifiedName(name: string, field: string): FieldError[] {
   if (name.length === 0) return [fieldRequired(field)];
-  const errs = isDns1123Subdomain(name);
+  const errs = isDNS1123Subdomain(name);
   if (errs.length > 0) return [fieldInvalid(field, name, errs.join(','))];
   if (name.split('.').length < 3)
     return [fieldInvalid(field, name, 'should be a domain with at least three segments separated by dots')];
   return [];
-}
-
-export function validateDns1123Label(field: string, value: string): FieldError[] {
-  return isDns1123Label(value).map((m) => fieldInvalid(field, value, m));
-}
-
-export function validateDns1123Subdomain(field: string, value: string): FieldError[] {
-  return isDns1123Subdomain(value).map((m) => fieldInvalid(field, value, m));
-}
-
-export function validateQualifiedName(field: string, value: string): FieldError[] {
-  return isQualifiedName(value).map((m) => fieldInvalid(field, value, m));
-}
-
-/** metav1validation.ValidateLabels: errors are reported on the map's path, not per key. */
-export function validateLabels(field: string, labels: Record<string, string> | undefined): FieldError[] {
-  return labels ? validateLabelMap(labels, field) : [];
 }

@@ -1,8 +1,8 @@
 // The Pod QoS class kube-apiserver stamps into status on create (qos.ComputePodQOS): summed cpu
 // and memory requests and limits over regular and init containers.
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import { obj, objects } from './json.ts';
-import { addQuantity, compareQuantity, parseQuantity, type Quantity } from './quantity.ts';
+import { tryQuantityFromJSON, type Quantity } from '../../apimachinery/quantity/quantity.ts';
 
 export type QosClass = 'BestEffort' | 'Burstable' | 'Guaranteed';
 
@@ -10,11 +10,11 @@ const QOS_RESOURCES = ['cpu', 'memory'];
 
 function accumulate(into: Map<string, Quantity>, list: JsonObject | undefined, found?: Set<string>): void {
   for (const name of QOS_RESOURCES) {
-    const q = parseQuantity(list?.[name]);
+    const q = tryQuantityFromJSON(list?.[name]);
     if (!q || q.sign() <= 0) continue;
     found?.add(name);
     const prev = into.get(name);
-    into.set(name, prev ? addQuantity(prev, q) : q);
+    into.set(name, prev ? prev.add(q) : q);
   }
 }
 
@@ -33,7 +33,7 @@ export function computeQosClass(spec: JsonObject | undefined): QosClass {
   if (guaranteed) {
     for (const [name, req] of requests) {
       const lim = limits.get(name);
-      if (!lim || compareQuantity(lim, req) !== 0) {
+      if (!lim || lim.cmp(req) !== 0) {
         guaranteed = false;
         break;
       }

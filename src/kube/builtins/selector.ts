@@ -1,40 +1,35 @@
-// metav1.LabelSelector as built-in validation uses it: field errors for a malformed selector, and
+// metav1.LabelSelector as built-in kinds use it: field errors for a malformed selector,
 // evaluation against a template's labels with LabelSelectorAsSelector's three outcomes (a nil
-// selector selects nothing, an empty one selects everything, a malformed one is an error).
-import type { FieldError } from '../errors.ts';
-import type { JsonObject } from '../types.ts';
-import { fieldForbidden, fieldInvalid, fieldRequired } from './fields.ts';
-import { isObject, objects, str, strings } from './json.ts';
-import { isQualifiedName, isValidLabelValue, validateLabels } from './names.ts';
+// selector selects nothing, an empty one selects everything, a malformed one is an error), and
+// its selector-syntax string (printed by Tables and the scale subresource).
+import { StatusError } from '../../apimachinery/errors/index.ts';
+import { isObject } from '../../apimachinery/json/index.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
+import { labelSelectorFromObject, type LabelMatcher, type LabelSelector } from '../../apimachinery/selectors/label.ts';
+import type { FieldError } from '../../apimachinery/validation/field-errors.ts';
+import { validateLabelSelector as validateTypedSelector } from '../../apimachinery/validation/label-selector.ts';
+import { objects, str, strings } from './json.ts';
 
-export function validateLabelSelector(sel: unknown, path: string): FieldError[] {
-  if (!isObject(sel)) return [];
-  const errs: FieldError[] = [];
+/**
+ * The typed metav1.LabelSelector in an untyped one, as decoding would leave it for validation:
+ * non-object expressions are skipped, mistyped strings read as "", non-string values are dropped.
+ */
+function typedSelector(sel: JsonObject): LabelSelector {
   const ml = isObject(sel.matchLabels) ? sel.matchLabels : undefined;
-  const labels = ml
-    ? Object.fromEntries(Object.entries(ml).map(([k, v]) => [k, typeof v === 'string' ? v : '']))
-    : undefined;
-  errs.push(...validateLabels(`${path}.matchLabels`, labels));
-  objects(sel, 'matchExpressions').forEach((expr, i) => {
-    const p = `${path}.matchExpressions[${i}]`;
-    const op = str(expr, 'operator') ?? '';
-    const values = strings(expr, 'values');
-    if (op === 'In' || op === 'NotIn') {
-      if (values.length === 0)
-        errs.push(fieldRequired(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-    } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0)
-        errs.push(fieldForbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-    } else {
-      errs.push(fieldInvalid(`${p}.operator`, op, 'not a valid selector operator'));
-    }
-    const key = str(expr, 'key') ?? '';
-    for (const m of isQualifiedName(key)) errs.push(fieldInvalid(`${p}.key`, key, m));
-    values.forEach((v, j) => {
-      for (const m of isValidLabelValue(v)) errs.push(fieldInvalid(`${p}.values[${j}]`, v, m));
-    });
-  });
-  return errs;
+  return {
+    matchLabels: ml
+      ? Object.fromEntries(Object.entries(ml).map(([k, v]) => [k, typeof v === 'string' ? v : '']))
+      : undefined,
+    matchExpressions: objects(sel, 'matchExpressions').map((e) => ({
+      key: str(e, 'key') ?? '',
+      operator: str(e, 'operator') ?? '',
+      values: strings(e, 'values'),
+    })),
+  };
+}
+
+export function validateLabelSelectorJson(sel: unknown, path: string): FieldError[] {
+  return isObject(sel) ? validateTypedSelector(typedSelector(sel), path) : [];
 }
 
 export type CompiledSelector =
@@ -43,45 +38,21 @@ export type CompiledSelector =
   | { kind: 'error' }
   | { kind: 'match'; matches: (labels: Record<string, string>) => boolean };
 
-/** LabelSelectorAsSelector. */
+/** LabelSelectorAsSelector, with a malformed selector as an outcome instead of a 400. */
 export function compileSelector(sel: unknown): CompiledSelector {
   if (sel === undefined || sel === null) return { kind: 'nothing' };
   if (!isObject(sel)) return { kind: 'error' };
-  const tests: ((labels: Record<string, string>) => boolean)[] = [];
   const ml = isObject(sel.matchLabels) ? sel.matchLabels : {};
-  for (const [k, v] of Object.entries(ml)) {
-    if (typeof v !== 'string' || isQualifiedName(k).length > 0 || isValidLabelValue(v).length > 0)
-      return { kind: 'error' };
-    tests.push((l) => l[k] === v);
+  if (Object.values(ml).some((v) => typeof v !== 'string')) return { kind: 'error' };
+  let matcher: LabelMatcher;
+  try {
+    matcher = labelSelectorFromObject(typedSelector(sel));
+  } catch (e) {
+    if (e instanceof StatusError) return { kind: 'error' };
+    throw e;
   }
-  for (const expr of objects(sel, 'matchExpressions') as JsonObject[]) {
-    const key = str(expr, 'key') ?? '';
-    const values = strings(expr, 'values');
-    if (isQualifiedName(key).length > 0 || values.some((v) => isValidLabelValue(v).length > 0))
-      return { kind: 'error' };
-    switch (expr.operator) {
-      case 'In':
-        if (values.length === 0) return { kind: 'error' };
-        tests.push((l) => key in l && values.includes(l[key]));
-        break;
-      case 'NotIn':
-        if (values.length === 0) return { kind: 'error' };
-        tests.push((l) => !(key in l) || !values.includes(l[key]));
-        break;
-      case 'Exists':
-        if (values.length > 0) return { kind: 'error' };
-        tests.push((l) => key in l);
-        break;
-      case 'DoesNotExist':
-        if (values.length > 0) return { kind: 'error' };
-        tests.push((l) => !(key in l));
-        break;
-      default:
-        return { kind: 'error' };
-    }
-  }
-  if (tests.length === 0) return { kind: 'everything' };
-  return { kind: 'match', matches: (labels) => tests.every((t) => t(labels)) };
+  if (matcher.empty) return { kind: 'everything' };
+  return { kind: 'match', matches: (labels) => matcher.matches(labels) };
 }
 
 /** Whether the selector has neither matchLabels nor matchExpressions. */
@@ -89,4 +60,17 @@ export function isEmptySelector(sel: JsonObject): boolean {
   const ml = isObject(sel.matchLabels) ? Object.keys(sel.matchLabels).length : 0;
   const me = Array.isArray(sel.matchExpressions) ? sel.matchExpressions.length : 0;
   return ml + me === 0;
+}
+
+/**
+ * metav1.LabelSelectorAsSelector(sel).String(): requirements sorted by key, set values sorted.
+ * Returns undefined for a selector kube cannot convert (unknown operator).
+ */
+export function selectorString(v: JsonValue | undefined): string | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return '';
+  try {
+    return labelSelectorFromObject(v as unknown as LabelSelector).toString();
+  } catch {
+    return undefined;
+  }
 }

@@ -2,13 +2,14 @@
 // IP family defaults on a single-stack cluster, allocated values (clusterIP, nodePorts,
 // healthCheckNodePort) patched back into updates that omit them, fields dropped on a type
 // change, and ClusterIP allocation against a ClusterIpAllocator.
-import { internalError, invalid } from '../errors.ts';
-import type { JsonObject, JsonValue } from '../types.ts';
+import { internalError, invalid } from '../../apimachinery/errors/index.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 import { ClusterIpAllocationError, type ClusterIpAllocator, type IpFamily } from './clusterip.ts';
-import { fieldInvalid } from './fields.ts';
+import { fieldInvalid } from '../../apimachinery/validation/field-errors.ts';
 import { goStringSliceValue } from './go.ts';
-import { deepEqual, isEmptyString, isNil, obj, objects, str, strings } from './json.ts';
+import { isEmptyString, isNil, obj, objects, str, strings } from './json.ts';
 import { parseIpSloppy } from './names.ts';
+import { deepEqual } from '../../apimachinery/json/index.ts';
 
 const needsClusterIp = (spec: JsonObject | undefined): boolean => spec?.type !== 'ExternalName';
 const needsNodePort = (spec: JsonObject | undefined): boolean =>

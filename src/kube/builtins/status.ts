@@ -3,14 +3,15 @@
 // kind-specific carry-overs (Namespace finalizers, Service allocations, DaemonSet template
 // generation). Unlike custom resources, built-in /status writes keep their metadata edits; each
 // strategy resets only the fields listed below.
-import type { JsonObject } from '../types.ts';
-import { ensureObj, obj, semanticEqual, str } from './json.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
+import { ensureObj, obj, str } from './json.ts';
 import {
   initServiceIpFamilies,
   normalizeClusterIps,
   patchAllocatedValues,
   dropTypeDependentFields,
 } from './service.ts';
+import { semanticEqual } from '../../apimachinery/json/index.ts';
 
 export type Subresource = 'main' | 'status' | 'finalize';
 

@@ -3,7 +3,7 @@
 // enqueue; `process` does the work later, one key at a time.
 import type { Change, Storage, Watcher } from '../storage/storage.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
-import type { ObjectStore } from '../registry/store.ts';
+import type { ObjectStore } from '../registry/store/index.ts';
 import { WorkLoop } from './work-loop.ts';
 
 export abstract class ChangeDrivenController {

@@ -1,21 +1,21 @@
 // One served version of a CRD, compiled for the custom-resource write path: defaulting, pruning,
 // validation (schema, scale, embedded resources, list sets and maps), server-side-apply merge
 // info, subresources and printer columns. Compiled once per distinct version definition.
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../../apimachinery/validation/field-errors.ts';
 import type { SchemaInfo } from '../patch/schema-info.ts';
-import type { JsonObject } from '../types.ts';
-import { applyStructuralDefaults, pruneNonNullableNullsWithoutDefaults } from './defaulting.ts';
-import { validateEmbeddedResources } from './embedded.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
+import { applyStructuralDefaults, pruneNonNullableNullsWithoutDefaults } from './schema/defaulting.ts';
+import { validateEmbeddedResources } from './schema/embedded.ts';
 import { asArray, asNumber, asObject, asString } from './json.ts';
-import { validateListSetsAndMaps } from './list-type.ts';
-import { pruneResource } from './pruning.ts';
-import type { PruneOutcome } from './pruning.ts';
+import { validateListSetsAndMaps } from './schema/list-type.ts';
+import { pruneResource } from './schema/pruning.ts';
+import type { PruneOutcome } from './schema/pruning.ts';
 import { validateScaleSpec, validateScaleStatus } from './scale.ts';
 import type { ScaleSpec } from './scale.ts';
-import { structuralSchemaInfo } from './schema-info.ts';
-import { validateValue } from './schema-validator.ts';
-import { toStructural } from './structural.ts';
-import type { Structural } from './structural.ts';
+import { structuralSchemaInfo } from './schema/schema-info.ts';
+import { validateValue } from './schema/validator.ts';
+import { toStructural } from './schema/structural.ts';
+import type { Structural } from './schema/structural.ts';
 
 export type ScaleInfo = ScaleSpec;
 

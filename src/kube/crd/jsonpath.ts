@@ -2,8 +2,8 @@
 // jsonpath with missing keys allowed): `.spec.replicas`, `.status.conditions[0].status`,
 // `.metadata.labels.app`, `.status.conditions[?(@.type=="Ready")].status`, `..name`, `[*]`,
 // slices and unions. `printerCell` turns the first result into the Table cell kube would send.
-import { goFloat, goJson, goNumber } from './go-format.ts';
-import { isObject } from './json.ts';
+import { goFloat, goJson, goNumber } from '../../apimachinery/strings/go-format.ts';
+import { isObject } from '../../apimachinery/json/index.ts';
 
 type Literal = { kind: 'literal'; value: string | number | boolean; float?: boolean };
 type Step =

@@ -1,11 +1,11 @@
 // The scale subresource's checks on a custom resource (kube's ValidateScaleSpec/Status): the
 // replica counts must be int32-sized non-negative integers, the selector a string. Field paths are
 // the JSON paths as written in the CRD, e.g. `.spec.replicas`, as kube reports them.
-import type { FieldError } from '../errors.ts';
-import type { JsonObject } from '../types.ts';
-import { invalid } from './field-error.ts';
-import { goFloat, goNumber } from './go-format.ts';
-import { isObject } from './json.ts';
+import type { FieldError } from '../../apimachinery/validation/field-errors.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
+import { fieldInvalid } from '../../apimachinery/validation/field-errors.ts';
+import { goFloat, goNumber } from '../../apimachinery/strings/go-format.ts';
+import { isObject } from '../../apimachinery/json/index.ts';
 
 export interface ScaleSpec {
   specReplicasPath: string;
@@ -55,10 +55,10 @@ function nested(obj: JsonObject, path: string, want: 'int64' | 'string'): { valu
 
 function replicas(obj: JsonObject, path: string): FieldError[] {
   const r = nested(obj, path, 'int64');
-  if (r.error) return [invalid(path, 0, r.error)];
+  if (r.error) return [fieldInvalid(path, 0, r.error)];
   const n = typeof r.value === 'number' ? r.value : 0;
-  if (n < 0) return [invalid(path, n, 'should be a non-negative integer')];
-  if (n > 2147483647) return [invalid(path, n, 'should be less than or equal to 2147483647')];
+  if (n < 0) return [fieldInvalid(path, n, 'should be a non-negative integer')];
+  if (n > 2147483647) return [fieldInvalid(path, n, 'should be less than or equal to 2147483647')];
   return [];
 }
 
@@ -70,7 +70,7 @@ export function validateScaleStatus(obj: JsonObject, scale: ScaleSpec): FieldErr
   const errs = replicas(obj, scale.statusReplicasPath);
   if (scale.labelSelectorPath !== undefined) {
     const r = nested(obj, scale.labelSelectorPath, 'string');
-    if (r.error) errs.push(invalid(scale.labelSelectorPath, '', r.error));
+    if (r.error) errs.push(fieldInvalid(scale.labelSelectorPath, '', r.error));
   }
   return errs;
 }

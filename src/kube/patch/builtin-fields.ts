@@ -9,7 +9,7 @@
 // Source: kubernetes/api */types.go (core/v1, apps/v1, batch/v1, policy/v1, autoscaling/v2,
 // admissionregistration/v1, flowcontrol/v1, networking/v1, storage/v1) and apimachinery's
 // ObjectMeta.
-import type { JsonValue } from '../types.ts';
+import type { JsonValue } from '../../apimachinery/meta/index.ts';
 import type { FieldPath, ListKind } from './schema-info.ts';
 
 export interface PatchField {

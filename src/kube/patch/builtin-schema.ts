@@ -4,7 +4,7 @@
 // `retainKeys` is not needed to apply a patch (the server honours `$retainKeys` wherever a patch
 // puts it, as kube-apiserver does); it is exported for whoever publishes OpenAPI, since kubectl
 // only sends `$retainKeys` for fields whose schema says `x-kubernetes-patch-strategy: retainKeys`.
-import type { JsonValue } from '../types.ts';
+import type { JsonValue } from '../../apimachinery/meta/index.ts';
 import type { FieldPath, ListKind, SchemaInfo } from './schema-info.ts';
 import type { PatchField } from './builtin-fields.ts';
 import { BUILTIN_PATCH_FIELDS, METADATA_PATCH_FIELDS } from './builtin-fields.ts';

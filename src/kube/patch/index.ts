@@ -2,7 +2,7 @@
 // plus the merge metadata of built-in kinds that strategic merge patch needs.
 export { applyJsonPatch } from './json-patch.ts';
 export { applyMergePatch } from './merge-patch.ts';
-export { applyStrategicMergePatch } from './strategic.ts';
+export { applyStrategicMergePatch } from './strategic/strategic.ts';
 export { builtinSchemaInfo, builtinPatchFields } from './builtin-schema.ts';
 export type { BuiltinSchemaInfo } from './builtin-schema.ts';
 export type { PatchField } from './builtin-fields.ts';

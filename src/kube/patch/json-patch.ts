@@ -11,12 +11,13 @@
 // copy of the document, so neither the document nor the patch passed in is ever modified.
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import type { JsonObject, JsonValue } from '../types.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 import { jsonKind } from './go-text.ts';
-import { cloneJson, getKey, hasKey, isJsonObject, jsonEqual } from './json-tree.ts';
+import { getKey } from './json-tree.ts';
 import type { Target } from './json-pointer.ts';
 import { findTarget, parseIndex, splitPointer } from './json-pointer.ts';
 import { MAX_JSON_PATCH_OPERATIONS, malformedPatch, patchNotApplicable, tooManyOperations } from './patch-errors.ts';
+import { cloneJson, isObject, deepEqual, hasKey } from '../../apimachinery/json/index.ts';
 
 /** Applies `patch` (the decoded request body) to a copy of `doc` and returns the copy. */
 export function applyJsonPatch(doc: JsonValue, patch: unknown): JsonValue {
@@ -34,7 +35,7 @@ function decodePatch(patch: unknown): (JsonObject | null)[] {
     throw malformedPatch(`json: cannot unmarshal ${jsonKind(patch)} into Go value of type jsonpatch.Patch`);
   }
   for (const op of patch) {
-    if (op !== null && !isJsonObject(op)) {
+    if (op !== null && !isObject(op)) {
       throw malformedPatch(`json: cannot unmarshal ${jsonKind(op)} into Go value of type jsonpatch.Operation`);
     }
   }
@@ -129,7 +130,7 @@ function test(doc: JsonValue, op: JsonObject): void {
   const actual = read(target, `error in test for path: '${path}'`);
   const expected = getKey(op, 'value');
   const passed =
-    actual === undefined || actual === null ? expected === null : expected !== undefined && jsonEqual(actual, expected);
+    actual === undefined || actual === null ? expected === null : expected !== undefined && deepEqual(actual, expected);
   if (!passed) fail(`testing value ${path} failed: test failed`);
 }
 

@@ -4,8 +4,9 @@
 // - the first segment of a path is skipped without being checked, so "a/b" addresses "/b";
 // - a member whose value is null cannot be traversed;
 // - array indices are parsed like strconv.Atoi: "+1" and "01" both mean 1.
-import type { JsonObject, JsonValue } from '../types.ts';
-import { getKey, isJsonObject } from './json-tree.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
+import { getKey } from './json-tree.ts';
+import { isObject } from '../../apimachinery/json/index.ts';
 
 export type Container = JsonObject | JsonValue[];
 
@@ -45,12 +46,12 @@ export function findTarget(doc: JsonValue, path: string): Target | undefined {
   let container: JsonValue = doc;
   const parentTokens: string[] = [];
   for (const token of tokens.slice(1, -1)) {
-    if (!Array.isArray(container) && !isJsonObject(container)) return undefined;
+    if (!Array.isArray(container) && !isObject(container)) return undefined;
     const next: JsonValue | undefined = childOf(container, token);
     if (next === undefined || next === null) return undefined;
     parentTokens.push(Array.isArray(container) ? String(parseIndex(token)) : token);
     container = next;
   }
-  if (!Array.isArray(container) && !isJsonObject(container)) return undefined;
+  if (!Array.isArray(container) && !isObject(container)) return undefined;
   return { container, key: tokens[tokens.length - 1], parentTokens };
 }

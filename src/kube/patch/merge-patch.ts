@@ -7,20 +7,21 @@
 //   becomes `["a"]`. The exception, also v4's, is a non-object value replacing an object, which
 //   is taken as sent.
 // The document and the patch passed in are never modified.
-import type { JsonObject, JsonValue } from '../types.ts';
-import { cloneJson, deleteKey, getKey, isJsonObject, keysOf, setKey } from './json-tree.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
+import { deleteKey, getKey, setKey } from './json-tree.ts';
 import { malformedPatch } from './patch-errors.ts';
+import { cloneJson, isObject, presentKeys } from '../../apimachinery/json/index.ts';
 
 /** Applies `patch` (the decoded request body) to a copy of `doc` and returns the copy. */
 export function applyMergePatch(doc: JsonValue, patch: unknown): JsonValue {
   if (Array.isArray(patch)) return withoutNulls(patch as JsonValue[]);
-  if (!isJsonObject(patch)) throw malformedPatch('Invalid JSON Patch');
-  if (!isJsonObject(doc)) return withoutNulls(patch);
+  if (!isObject(patch)) throw malformedPatch('Invalid JSON Patch');
+  if (!isObject(doc)) return withoutNulls(patch);
   return mergeInto(cloneJson(doc), patch);
 }
 
 function mergeInto(target: JsonObject, patch: JsonObject): JsonObject {
-  for (const k of keysOf(patch)) {
+  for (const k of presentKeys(patch)) {
     const v = patch[k] as JsonValue;
     if (v === null) deleteKey(target, k);
     else setKey(target, k, mergeValue(getKey(target, k), v));
@@ -29,15 +30,15 @@ function mergeInto(target: JsonObject, patch: JsonObject): JsonObject {
 }
 
 function mergeValue(current: JsonValue | undefined, patch: JsonValue): JsonValue {
-  if (!isJsonObject(current)) return withoutNulls(patch);
-  if (!isJsonObject(patch)) return cloneJson(patch);
+  if (!isObject(current)) return withoutNulls(patch);
+  if (!isObject(patch)) return cloneJson(patch);
   return mergeInto(current, patch);
 }
 
 function withoutNulls(v: JsonValue): JsonValue {
   if (Array.isArray(v)) return v.filter((x) => x !== null).map(withoutNulls);
-  if (!isJsonObject(v)) return v;
+  if (!isObject(v)) return v;
   const out: JsonObject = {};
-  for (const k of keysOf(v)) if (v[k] !== null) setKey(out, k, withoutNulls(v[k] as JsonValue));
+  for (const k of presentKeys(v)) if (v[k] !== null) setKey(out, k, withoutNulls(v[k] as JsonValue));
   return out;
 }

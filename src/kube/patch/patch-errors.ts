@@ -2,7 +2,7 @@
 // endpoints/handlers/patch.go). A patch that cannot be applied is reported through
 // NewGenericServerResponse(422, ...): a fixed message and empty details, so the wire never says
 // what failed. The reason is kept on the error's `cause` for our logs only.
-import { StatusError, badRequest } from '../errors.ts';
+import { StatusError, badRequest } from '../../apimachinery/errors/index.ts';
 
 /** 422 Invalid, as for a failed JSON-patch `test` or an operation on a missing path. */
 export function patchNotApplicable(detail: string): StatusError {

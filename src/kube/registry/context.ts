@@ -1,5 +1,5 @@
 // Per-request facts that change how a write behaves.
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { ResourceDef } from './resource.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';

@@ -1,6 +1,6 @@
 // ResourceDefs for a CRD's served versions, with the CRD's structural schema as the strategy.
 import { compileCrdVersion } from '../crd/index.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import { ALL_VERBS, type ResourceDef } from './resource.ts';
 
 export function customResourceDefs(crd: JsonObject): ResourceDef[] {

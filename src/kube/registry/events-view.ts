@@ -1,6 +1,6 @@
 // events.k8s.io/v1 Events are a second view of the core/v1 Event store, as in kube-apiserver:
 // both API versions read and write the same objects, only the field names differ.
-import type { JsonObject, JsonValue } from '../types.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 
 /** [core/v1 field, events.k8s.io/v1 field] */
 const RENAMES: Array<[string, string]> = [

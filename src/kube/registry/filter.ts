@@ -1,9 +1,14 @@
 // Label and field selectors of a LIST or WATCH, matched against stored objects. Objects are
 // parsed only when a selector needs more than the name and namespace held in the key.
-import { parseLabelSelector, type LabelMatcher } from '../selectors/label.ts';
-import { convertFieldSelector, fieldSet, parseFieldSelector, type FieldMatcher } from '../selectors/field.ts';
+import { parseLabelSelector, type LabelMatcher } from '../../apimachinery/selectors/label.ts';
+import {
+  convertFieldSelector,
+  fieldSet,
+  parseFieldSelector,
+  type FieldMatcher,
+} from '../../apimachinery/selectors/field.ts';
 import type { StoredObject } from '../storage/storage.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { ResourceDef } from './resource.ts';
 
 export class ObjectFilter {

@@ -1,9 +1,9 @@
 // LIST: selectors, paging with continue tokens at a stable resourceVersion, and the
 // resourceVersion/resourceVersionMatch semantics. The result is assembled from stored JSON text
 // so a large list is never re-serialized.
-import { badRequest, StatusError } from '../errors.ts';
+import { badRequest, StatusError } from '../../apimachinery/errors/index.ts';
 import { RevisionCompactedError, type Storage, type StoredObject } from '../storage/storage.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import { listPrefix, splitKey } from './keys.ts';
 import type { ResourceDef } from './resource.ts';
 import type { ObjectFilter } from './filter.ts';

@@ -1,7 +1,7 @@
 // Dispatches a PATCH body to the engine for its content type.
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch/index.ts';
 import type { SchemaInfo } from '../patch/schema-info.ts';
-import type { JsonObject, JsonValue } from '../types.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 

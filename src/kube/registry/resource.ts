@@ -2,8 +2,8 @@
 // discover, validate and store it. Built-in kinds come from builtins.ts; custom resources are
 // added and removed at run time as their CRDs become Established.
 import type { SchemaInfo } from '../patch/schema-info.ts';
-import type { FieldError } from '../errors.ts';
-import type { JsonObject } from '../types.ts';
+import type { FieldError } from '../../apimachinery/validation/field-errors.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 
 export interface PrinterColumn {
   name: string;

@@ -4,14 +4,14 @@ import {
   assignClusterIp,
   ClusterIpAllocator,
   prepareForUpdate,
+  pruneUnknownFields,
   validate as builtinValidate,
 } from '../builtins/index.ts';
 import { builtinSchemaInfo } from '../patch/index.ts';
 import { validateCrd } from '../crd/index.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { ResourceDef } from './resource.ts';
 import { eventsV1View } from './events-view.ts';
-import { pruneUnknownFields } from '../server/openapi/unknown-fields.ts';
 
 /** One ClusterIP pool per control plane; `allocator` is shared by every Service write. */
 export function withBuiltinStrategies(

@@ -1,7 +1,8 @@
 // Built-in kinds hold times as Go's metav1.Time (whole seconds) or MicroTime (microseconds),
 // always written back in UTC with a `Z`. Clients send other RFC 3339 forms (the Python client
 // sends `+00:00`), so stored times are re-serialized the way kube-apiserver's decoding would.
-import type { JsonObject, JsonValue } from '../types.ts';
+import { formatMicroTime, formatTime } from '../../apimachinery/time/index.ts';
+import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 
 const MICRO_TIME_FIELDS = new Set(['renewTime', 'acquireTime', 'eventTime', 'lastObservedTime']);
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -11,8 +12,7 @@ function reformat(value: string, micro: boolean): string {
   const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
   const ms = Date.parse(value.replace(/\.\d+/, ''));
   if (Number.isNaN(ms)) return value;
-  const base = new Date(ms).toISOString().slice(0, 19);
-  return micro ? `${base}.${fraction.padEnd(6, '0').slice(0, 6)}Z` : `${base}Z`;
+  return micro ? formatMicroTime(ms, Number(fraction.padEnd(6, '0').slice(0, 6))) : formatTime(ms);
 }
 
 export function normalizeTimes(value: JsonValue | undefined, key = ''): JsonValue | undefined {

@@ -2,9 +2,9 @@
 // sendInitialEvents), selector entry and exit as ADDED/DELETED, bookmarks, and 410 for a
 // resourceVersion older than the kept history. Transport (HTTP framing, timeouts) is the
 // server's job; this module only decides which events a watcher gets.
-import { badRequest, invalid, StatusError } from '../errors.ts';
+import { badRequest, invalid, StatusError } from '../../apimachinery/errors/index.ts';
 import { RevisionCompactedError, type Change, type Storage, type Watcher } from '../storage/storage.ts';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import { listPrefix, splitKey } from './keys.ts';
 import type { ObjectFilter } from './filter.ts';
 import { parseRevision } from './list.ts';

@@ -2,8 +2,7 @@
 // /apis/<g>/<v>) and the aggregated form (apidiscovery.k8s.io/v2) newer kubectl asks for first.
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import type { ResourceDef } from '../registry/resource.ts';
-
-export const KUBE_VERSION = { major: '1', minor: '33', gitVersion: 'v1.33.0-peerpods' };
+import { KUBE_VERSION } from '../version.ts';
 
 export function versionInfo(): Record<string, string> {
   return {

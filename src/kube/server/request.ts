@@ -1,8 +1,10 @@
 // Request decoding: URL paths to resource routes, query parameters with Go's boolean rules,
-// and bodies (JSON, YAML or Kubernetes protobuf) with size and depth limits.
+// and bodies (JSON, YAML or Kubernetes protobuf objects; JSON or YAML patches) with size and
+// depth limits.
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { badRequest, StatusError, unsupportedMediaType } from '../errors.ts';
+import { badRequest, StatusError, unsupportedMediaType } from '../../apimachinery/errors/index.ts';
+import type { PatchType } from '../registry/patching.ts';
 import { decodeProtobuf, PROTOBUF_MEDIA_TYPE, unknownFieldMessages } from './protobuf/index.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -158,13 +160,26 @@ export function decodeBody(
   return value;
 }
 
+/** Decodes a PATCH body: YAML for apply patches, JSON for the others. */
+export function decodePatch(raw: Buffer, patchType: PatchType): unknown {
+  const text = raw.toString('utf8');
+  let patch: unknown;
+  try {
+    patch = patchType === 'apply' ? parseYamlBounded(text) : JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
+  }
+  checkDepth(patch);
+  return patch;
+}
+
 /**
  * The yaml parser recurses once per nesting level, and near a stack overflow V8 can abort the
  * whole process (a fatal "RegExpCompiler Allocation failed") instead of throwing; so the nesting
  * is bounded on the text first. Flow brackets, block indentation and `- ` entries all nest; the
  * estimate may overcount (brackets in plain scalars), which only matters past MAX_JSON_DEPTH.
  */
-export function parseYamlBounded(text: string): unknown {
+function parseYamlBounded(text: string): unknown {
   let flow = 0;
   let quote = '';
   const indents: number[] = [];
@@ -204,7 +219,7 @@ export function parseYamlBounded(text: string): unknown {
 }
 
 /** Rejects pathologically nested bodies before recursive code walks them. */
-export function checkDepth(value: unknown): void {
+function checkDepth(value: unknown): void {
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;

@@ -4,12 +4,14 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { internalError, StatusError } from '../errors.ts';
+import { internalError, StatusError } from '../../apimachinery/errors/index.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
-import type { ObjectStore } from '../registry/store.ts';
+import type { ObjectStore } from '../registry/store/index.ts';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.ts';
 import { parseResourcePath } from './request.ts';
-import { handleResource, sendJson, type HandlerDeps } from './resource-handler.ts';
+import { handleResource } from './resource-handler.ts';
+import { sendJson } from './resource/response.ts';
+import type { HandlerDeps } from './resource/types.ts';
 import { WatchRegistry } from './watches.ts';
 import type { Extensions } from './extensions.ts';
 

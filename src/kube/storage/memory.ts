@@ -1,5 +1,5 @@
 // In-memory Storage: a Map per resource prefix, a revision counter and a ring of recent changes.
-import type { KubeObject } from '../types.ts';
+import type { KubeObject } from '../../apimachinery/meta/index.ts';
 import {
   KeyExistsError,
   KeyNotFoundError,

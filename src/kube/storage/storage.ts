@@ -2,7 +2,7 @@
 // the resourceVersion clients see) and a bounded history of changes that watches replay from.
 // Objects are kept as their JSON text: it is what GET, LIST and watch send, it costs about one
 // byte per character, and a stored object can never be mutated by accident.
-import type { KubeObject } from '../types.ts';
+import type { KubeObject } from '../../apimachinery/meta/index.ts';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -2,17 +2,14 @@
 // canonicalizes it) and rounds each ResourceList entry up to milli units (core/v1
 // SetDefaults_ResourceList), so `cpu: 0.5` is stored and returned as "500m". These helpers do
 // the same in place on plain JSON objects.
-import { StatusError, type FieldError } from '../errors.ts';
-import { fieldInvalid } from '../validation/field-errors.ts';
-import { quantityFromJSON, QuantityError } from './quantity.ts';
+import { isObject } from '../../apimachinery/json/index.ts';
+import { StatusError } from '../../apimachinery/errors/index.ts';
+import { fieldInvalid, type FieldError } from '../../apimachinery/validation/field-errors.ts';
+import { quantityFromJSON, QuantityError } from '../../apimachinery/quantity/quantity.ts';
 
 type Obj = Record<string, unknown>;
 
 const MILLI = -3;
-
-function isObj(value: unknown): value is Obj {
-  return !!value && typeof value === 'object' && !Array.isArray(value);
-}
 
 function badValue(value: unknown): string | number | boolean | null {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
@@ -37,24 +34,24 @@ function canonicalizeOne(holder: Obj, key: string, path: string, roundToMilli: b
  */
 export function canonicalizeResourceList(list: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (!isObj(list)) return errs;
+  if (!isObject(list)) return errs;
   for (const key of Object.keys(list)) canonicalizeOne(list, key, `${path}[${key}]`, true, errs);
   return errs;
 }
 
 /** A single Quantity field (e.g. emptyDir.sizeLimit): canonical text, no milli rounding. */
 function canonicalizeQuantityAt(holder: unknown, key: string, path: string, errs: FieldError[]): void {
-  if (isObj(holder) && key in holder && holder[key] !== undefined)
+  if (isObject(holder) && key in holder && holder[key] !== undefined)
     canonicalizeOne(holder, key, `${path}.${key}`, false, errs);
 }
 
 function each(node: unknown, key: string, path: string, fn: (item: unknown, at: string) => void): void {
-  if (!isObj(node) || !Array.isArray(node[key])) return;
+  if (!isObject(node) || !Array.isArray(node[key])) return;
   (node[key] as unknown[]).forEach((item, i) => fn(item, `${path}.${key}[${i}]`));
 }
 
 function at(node: unknown, key: string): unknown {
-  return isObj(node) ? node[key] : undefined;
+  return isObject(node) ? node[key] : undefined;
 }
 
 function requirements(node: unknown, path: string, errs: FieldError[]): void {
@@ -147,7 +144,7 @@ export function hasQuantities(group: string, resource: string): boolean {
 export function canonicalizeQuantities(group: string, resource: string, object: unknown): FieldError[] {
   const errs: FieldError[] = [];
   const walk = WALKERS[`${group}/${resource}`];
-  if (walk && isObj(object)) walk(object, errs);
+  if (walk && isObject(object)) walk(object, errs);
   return errs;
 }
 

@@ -1,23 +1,28 @@
 // ObjectMeta validation on create and update, in the order and wording of apimachinery's
 // ValidateObjectMetaAccessor(+Update) plus core validation's extra finalizer rule, so the
 // causes of a 422 line up with a real cluster's.
-import type { FieldError } from '../errors.ts';
-import type { ObjectMeta, OwnerReference } from '../types.ts';
-import { goTimeString } from '../util/duration.ts';
-import { goQuote, goStringSlice } from '../util/goquote.ts';
+
+import type { ObjectMeta, OwnerReference } from '../../apimachinery/meta/index.ts';
+import { goTimeString } from '../../apimachinery/time/index.ts';
+import { goQuote, goStringSlice } from '../../apimachinery/strings/goquote.ts';
 import {
-  child,
   fieldForbidden,
   fieldInvalid,
   fieldRequired,
   GoValue,
-  index,
   renderBadValue,
-  type BadValue,
-} from './field-errors.ts';
-import { validateAnnotations, validateLabels } from './labels.ts';
-import { byteLength, isDNS1123Label, isQualifiedName, validateName, type NameRule } from './names.ts';
+  type FieldError,
+} from '../../apimachinery/validation/field-errors.ts';
+import { validateAnnotations, validateLabels } from '../../apimachinery/validation/labels.ts';
+import {
+  byteLength,
+  isDNS1123Label,
+  isQualifiedName,
+  validateName,
+  type NameRule,
+} from '../../apimachinery/validation/names.ts';
 import { validateOwnerReferences } from './owner-references.ts';
+import { child, index } from '../../apimachinery/validation/field-path.ts';
 
 export interface ObjectMetaOptions {
   namespaced: boolean;
@@ -127,14 +132,14 @@ export interface ObjectMetaUpdateOptions {
   path?: string;
 }
 
-function timeValue(value: string | undefined): BadValue {
+function timeValue(value: string | undefined): string | GoValue | null {
   if (!value) return null;
   const parsed = new Date(value);
   // metav1.Time is a fmt.Stringer, so Go prints it with time.Time.String().
   return Number.isNaN(parsed.getTime()) ? value : new GoValue(goTimeString(parsed));
 }
 
-function immutable(errs: FieldError[], path: string, next: BadValue, prev: BadValue): void {
+function immutable(errs: FieldError[], path: string, next: unknown, prev: unknown): void {
   if (renderBadValue(next) !== renderBadValue(prev)) errs.push(fieldInvalid(path, next, 'field is immutable'));
 }
 

@@ -3,7 +3,7 @@
 // generic path-segment check after its own validation, which only adds errors for kinds whose
 // own rule is looser than that, so the rule here is the effective one.
 import type { ObjectMetaOptions } from './metadata.ts';
-import type { NameRule } from './names.ts';
+import type { NameRule } from '../../apimachinery/validation/names.ts';
 
 const RULES: Record<string, NameRule> = {
   '/namespaces': 'label',

@@ -1,10 +1,11 @@
 // metadata.ownerReferences validation (ValidateOwnerReferences). The bad values in these
 // messages are Go structs printed with %#v, pointers included; we print the same shape with
 // stand-in addresses, since no client parses them but people compare them with real clusters.
-import type { FieldError } from '../errors.ts';
-import type { OwnerReference } from '../types.ts';
-import { goQuote } from '../util/goquote.ts';
-import { child, fieldInvalid, GoValue } from './field-errors.ts';
+
+import type { OwnerReference } from '../../apimachinery/meta/index.ts';
+import { goQuote } from '../../apimachinery/strings/goquote.ts';
+import { fieldInvalid, GoValue, type FieldError } from '../../apimachinery/validation/field-errors.ts';
+import { child } from '../../apimachinery/validation/field-path.ts';
 
 let fakeAddress = 0xc000010000;
 

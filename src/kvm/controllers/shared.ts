@@ -17,6 +17,11 @@ export function nodePodScope(o: ResolvedKvmOptions): Scope {
   return { labelSelector: `${Labels.podWatcher}=${POD_WATCHER},${Labels.operatorVersion}=${o.version}` };
 }
 
+/** Workload-cluster credential Secrets (labelled with their cluster ID). */
+export function credentialScope(o: ResolvedKvmOptions): Scope {
+  return { namespace: o.credentialsNamespace, labelSelector: Labels.cluster };
+}
+
 /** Maps an object labelled giantswarm.io/cluster=<id> to its KVMConfig `<ns>/<id>`. */
 export function toKvmConfig(o: ResolvedKvmOptions): (obj: KubeObject) => Request | undefined {
   return (obj) => {
@@ -38,13 +43,11 @@ export interface ChainControllerSpec<T extends KubeObject> {
 
 /** A controller whose reconciler is a HandlerChain over the primary kind, one worker like upstream. */
 export function chainController<T extends KubeObject>(manager: Manager, spec: ChainControllerSpec<T>): HandlerChain<T> {
-  const informer = manager.informerFor<T>(spec.type, spec.scope);
   const chain = new HandlerChain<T>({
     name: spec.name,
     finalizer: finalizerFor(spec.name),
     type: spec.type,
     client: manager.client,
-    get: (req) => informer.get(req.namespace, req.name),
     handlers: spec.handlers,
     pausedAnnotations: PAUSED_ANNOTATIONS,
     resyncMs: spec.resyncMs,
@@ -53,7 +56,7 @@ export function chainController<T extends KubeObject>(manager: Manager, spec: Ch
   });
   let builder = new ControllerBuilder(manager, spec.name).for<T>(spec.type, { scope: spec.scope });
   for (const w of spec.watches ?? []) builder = builder.watches(w.type, w.map, { scope: w.scope });
-  builder.complete(chain);
+  builder.completeWithObjects(chain);
   return chain;
 }
 

@@ -3,6 +3,8 @@
 // kube-system once they are gone. Each pass is idempotent and reads everything afresh, so the
 // caller just runs it again (about every second) until it reports the drain finished; it never
 // touches the management cluster: the caller writes the status it returns.
+import { isPodTerminal } from '../../apimachinery/core/index.ts';
+import { formatTime } from '../../apimachinery/time/index.ts';
 import {
   Nodes,
   Pods,
@@ -45,10 +47,6 @@ export interface DrainNodeArgs {
   log: Logger;
   passIntervalMs?: number;
   signal?: AbortSignal;
-}
-
-function formatTime(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
 /** metav1 semantics: the transition time moves only when the status flips; the heartbeat always. */
@@ -115,7 +113,6 @@ export function timeoutPass(dc: DrainerConfig, now: number, timeoutMs: number): 
 const isMirrorPod = (p: Pod): boolean => p.metadata.annotations?.[Annotations.configMirror] !== undefined;
 const isDaemonSetPod = (p: Pod): boolean =>
   (p.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.kind === 'DaemonSet');
-const isTerminal = (p: Pod): boolean => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 const isSystem = (p: Pod): boolean => p.metadata.namespace === 'kube-system';
 
 export interface EvictionPlan {
@@ -132,7 +129,7 @@ export interface EvictionPlan {
  * kube-system pods go only once every other pod has left (DNS, CNI... serve the leaving workloads).
  */
 export function evictionPlan(pods: readonly Pod[]): EvictionPlan {
-  const leaving = pods.filter((p) => !isMirrorPod(p) && !isDaemonSetPod(p) && !isTerminal(p));
+  const leaving = pods.filter((p) => !isMirrorPod(p) && !isDaemonSetPod(p) && !isPodTerminal(p));
   const userLeft = leaving.some((p) => !isSystem(p));
   const evict = leaving.filter((p) => !isDeleting(p) && isSystem(p) !== userLeft);
   return { evict, waiting: leaving.filter((p) => !evict.includes(p)) };

@@ -12,6 +12,7 @@
 //     (Unknown, as the node lifecycle controller reports a silent kubelet). Removing the Node is the
 //     operator's job (the deleter), as in a real cluster.
 import { createHash } from 'node:crypto';
+import { formatTime } from '../../apimachinery/time/index.ts';
 import {
   ConfigMaps,
   ControllerBuilder,
@@ -156,7 +157,7 @@ export class VmSimulator {
       []) as Array<Record<string, unknown>>;
     const ready = conditions.find((c) => c.type === 'Ready');
     if (ready && ready.status === 'Unknown') return;
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const now = formatTime(new Date());
     const next = {
       type: 'Ready',
       status: 'Unknown',

@@ -7,6 +7,8 @@ import type { Adaptor } from './setup.ts';
 
 export { setupAdaptor, adaptorControllerName } from './setup.ts';
 export type { Adaptor } from './setup.ts';
+export { startEmbeddedAdaptors } from './embedded.ts';
+export type { EmbeddedAdaptors, EmbeddedAdaptorsOptions, SimulatedNodeHost } from './embedded.ts';
 export {
   DEFAULT_CONFIGMAP,
   DEFAULT_MAX_CONCURRENT_RECONCILES,
@@ -20,7 +22,7 @@ export type { AdaptorHooks, AdaptorOptions, ResolvedAdaptorOptions } from './opt
 export { VmAnnotations, vmSizeOf, InvalidVmSizeError } from './vm-size.ts';
 export type { VmSize } from './vm-size.ts';
 export { peerPodNameFor } from './peerpod-record.ts';
-export { ProviderUnavailableError } from './provider-source.ts';
+export { ProviderUnavailableError } from '../providers/index.ts';
 export { adaptorMetrics } from './metrics.ts';
 export { adaptorRbacRules } from './rbac.ts';
 export type { AdaptorRbac } from './rbac.ts';

@@ -2,6 +2,7 @@
 // address as the pod IP, the node's InternalIP as the host IP, every container running. Written
 // through the status subresource as a merge patch, so it needs no resourceVersion.
 import { createHash } from 'node:crypto';
+import { formatTime } from '../../apimachinery/time/index.ts';
 import { Pods } from '../../runtime/index.ts';
 import type { KubeClient, KubeObject } from '../../runtime/index.ts';
 
@@ -25,13 +26,9 @@ export function reportsRunning(pod: KubeObject, podIp?: string): boolean {
   return READY_CONDITIONS.every((t) => st.conditions?.some((c) => c.type === t && c.status === 'True'));
 }
 
-function wholeSeconds(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 export function runningStatus(pod: KubeObject, podIp: string, hostIp: string, instanceId: string): PodStatus {
   const p = pod as Pod;
-  const now = wholeSeconds(new Date());
+  const now = formatTime(new Date());
   const old = p.status ?? {};
   const keep = (old.conditions ?? []).filter((c) => !READY_CONDITIONS.includes(c.type));
   const containerId = (name: string): string =>

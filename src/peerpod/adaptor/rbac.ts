@@ -3,8 +3,8 @@
 // shim), pods/status patch and pods delete (it is the kubelet for these pods here), PeerPods get/
 // list/watch besides create/patch (state lives there, not in memory), and no nodes/status (node
 // capacity is the PeerPodConfig controller's job).
+import type { PolicyRule } from '../../runtime/index.ts';
 import { GROUP } from '../api/index.ts';
-import type { PolicyRule } from '../controllers/peerpod/rbac.ts';
 
 export interface AdaptorRbac {
   /** ClusterRole. */

@@ -5,8 +5,8 @@ import { ConfigMaps, ControllerBuilder, Nodes, Pods, Secrets, runnableFunc } fro
 import type { Controller, KubeObject, Manager, Predicate, Request } from '../../runtime/index.ts';
 import { PeerPods } from '../api/index.ts';
 import type { PeerPod } from '../api/index.ts';
-import { InformerCredentials, nameScope } from '../controllers/peerpod/credentials.ts';
-import type { DataObject } from '../controllers/peerpod/credentials.ts';
+import { InformerCredentials, nameScope } from '../providers/index.ts';
+import type { DataObject } from '../providers/index.ts';
 import type { AdaptorDeps } from './deps.ts';
 import { clusterUidReader } from './deps.ts';
 import { adaptorMetrics } from './metrics.ts';

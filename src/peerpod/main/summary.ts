@@ -1,4 +1,5 @@
 // The live one-line summary of `peerpods start`: what a person watching the cluster wants to know.
+import { isNodeReady } from '../../apimachinery/core/index.ts';
 import { Nodes } from '../../runtime/index.ts';
 import type { KubeClient, KubeObject } from '../../runtime/index.ts';
 import { PeerPods } from '../api/index.ts';
@@ -31,8 +32,7 @@ export async function summarize(client: KubeClient, provider: CloudProvider, clu
   const phase = (p: KubeObject) => (p.status as { phase?: string } | undefined)?.phase;
   return {
     nodes: nodes.items.length,
-    nodesReady: nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-      .length,
+    nodesReady: nodes.items.filter(isNodeReady).length,
     podsRunning: pods.filter((p) => !p.metadata.deletionTimestamp && phase(p) === 'Running').length,
     podsPending: pods.filter((p) => !p.metadata.deletionTimestamp && phase(p) !== 'Running').length,
     podsTerminating: pods.filter((p) => p.metadata.deletionTimestamp).length,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Registry } from 'prom-client';
 import { Secrets } from '../../runtime/index.ts';
 import type { KubeObject, Logger, Manager, WebhookServer } from '../../runtime/index.ts';
-import { nameScope } from '../controllers/peerpod/credentials.ts';
+import { nameScope } from '../providers/index.ts';
 import { WEBHOOK_SECRET } from '../controllers/index.ts';
 import { podWebhookServer } from '../webhook/index.ts';
 import { RUNTIME_CLASS } from './settings.ts';

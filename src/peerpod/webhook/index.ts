@@ -10,4 +10,3 @@ export {
 export type { DropMode, MutationResult, MutatorOptions, Pod } from './mutate.ts';
 export { MUTATE_POD_PATH, podMutator, podWebhookServer } from './handler.ts';
 export type { PodWebhookServerOptions } from './handler.ts';
-export { parseQuantity } from './quantity.ts';

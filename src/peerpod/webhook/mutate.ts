@@ -4,7 +4,7 @@
 // See README.md for where `preserve` mode departs from upstream and why.
 import { AdmissionDenied } from '../../runtime/index.ts';
 import type { KubeObject } from '../../runtime/index.ts';
-import { QuantityError, ceilMiB, ceilUnits, parseQuantity } from './quantity.ts';
+import { QuantityError, quantityFromJSON } from '../../apimachinery/quantity/quantity.ts';
 
 export const DEFAULT_RUNTIME_CLASS = 'kata-remote';
 export const DEFAULT_EXTENDED_RESOURCE = 'kata.peerpods.io/vm';
@@ -55,11 +55,23 @@ export interface MutationResult {
 const SIZED = new Set(['cpu', 'memory', GPU_RESOURCE]);
 const isHugePages = (name: string): boolean => name.startsWith('hugepages-');
 
+const NANO = 1_000_000_000n;
+
+/** a / b rounded up (towards zero for negatives, which validation rejects later anyway). */
+function ceilDiv(a: bigint, b: bigint): bigint {
+  if (a <= 0n) return -(-a / b);
+  return (a + b - 1n) / b;
+}
+
+/**
+ * A quantity in nano-units: exact integers, so sums over many containers never pick up
+ * floating-point error before the final rounding up.
+ */
 function quantity(list: ResourceList | undefined, name: string, where: string): bigint {
   const v = list?.[name];
   if (v === undefined) return 0n;
   try {
-    return parseQuantity(v);
+    return quantityFromJSON(v).scaledValue(-9);
   } catch (err) {
     if (err instanceof QuantityError) throw new AdmissionDenied(`${where}: ${err.message}`, 400);
     throw err;
@@ -100,10 +112,10 @@ export function mutatePod(pod: Pod, opts: MutatorOptions = {}): MutationResult {
 
   const annotations: Record<string, string> = {};
   const vcpus = vmSize(sum.cpuReq, sum.cpuLim);
-  if (vcpus !== undefined) annotations[Annotations.vcpus] = ceilUnits(vcpus).toString();
+  if (vcpus !== undefined) annotations[Annotations.vcpus] = ceilDiv(vcpus, NANO).toString();
   const mem = vmSize(sum.memReq, sum.memLim);
-  if (mem !== undefined) annotations[Annotations.memory] = ceilMiB(mem).toString();
-  if (sum.gpuReq > 0n) annotations[Annotations.gpus] = ceilUnits(sum.gpuReq).toString();
+  if (mem !== undefined) annotations[Annotations.memory] = ceilDiv(mem, NANO << 20n).toString();
+  if (sum.gpuReq > 0n) annotations[Annotations.gpus] = ceilDiv(sum.gpuReq, NANO).toString();
 
   const warnings: string[] = [];
   const dropped = new Set<string>();

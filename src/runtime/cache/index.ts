@@ -20,5 +20,5 @@ export type { Transform } from './transform.ts';
 export { cacheMetrics } from './metrics.ts';
 export type { CacheMetrics } from './metrics.ts';
 export { compareResourceVersions, resourceVersionReached } from './resource-version.ts';
-export { parseLabelSelector } from './selector.ts';
-export type { LabelMatcher } from './selector.ts';
+export { parseLabelSelector } from '../../apimachinery/selectors/label.ts';
+export type { LabelMatcher } from '../../apimachinery/selectors/label.ts';

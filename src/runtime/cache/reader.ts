@@ -6,7 +6,7 @@ import type { InformerFactory } from './factory.ts';
 import type { SharedInformer } from './informer.ts';
 import { describeScope, isClusterWide } from './scope.ts';
 import type { Scope } from './scope.ts';
-import { parseLabelSelector } from './selector.ts';
+import { parseLabelSelector } from '../../apimachinery/selectors/label.ts';
 
 /** No informer covers the requested kind/namespace. Register one with `factory.informerFor(type, scope)`. */
 export class NoInformerError extends Error {
@@ -52,8 +52,8 @@ export class CacheReader {
     const inf = this.informer<T>(type, opts);
     const items = inf.list(type.namespaced ? opts.namespace : undefined);
     if (!opts.labelSelector) return items;
-    const match = parseLabelSelector(opts.labelSelector);
-    return items.filter((o) => match(o.metadata.labels));
+    const selector = parseLabelSelector(opts.labelSelector);
+    return items.filter((o) => selector.matches(o.metadata.labels));
   }
 
   byIndex<T extends KubeObject>(

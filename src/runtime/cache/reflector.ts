@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { ApiError, isGone } from '../client/errors.ts';
 import type { KubeObject, Status } from '../client/types.ts';
-import { Backoff } from '../util/backoff.ts';
+import { Backoff } from '../../apimachinery/backoff.ts';
 import type { ListerWatcher } from './list-watch.ts';
 import type { CacheMetrics } from './metrics.ts';
 import type { ResolvedInformerOptions } from './options.ts';

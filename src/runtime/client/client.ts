@@ -1,5 +1,6 @@
 // The typed client: CRUD, patch (all four types), status, delete options and streaming watches for
 // any kind described by a ResourceType, over a keep-alive connection pool.
+import { isObject } from '../../apimachinery/json/index.ts';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { realClock } from '../util/clock.ts';
@@ -402,10 +403,6 @@ export class WatchStreamError extends Error {
     super(`watch of ${type.plural} broke: ${cause.message}`, { cause });
     this.name = 'WatchStreamError';
   }
-}
-
-function isObject(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function parseBody(res: HttpResponse): unknown {

@@ -1,15 +1,29 @@
-// Typed API errors. The server's Status body decides the reason, so callers can branch on
-// NotFound/Conflict/... the way client-go's apierrors helpers do.
+// The client's API errors: a StatusError (apimachinery's, shared with the server) that also knows the
+// request that failed and the server's Retry-After. The reason checks (isNotFound, isConflict, ...)
+// are apimachinery's; they answer for ApiErrors because ApiError is a StatusError.
+import { StatusError, isConflict, reasonForCode } from '../../apimachinery/errors/index.ts';
+import { isStatus, type Status } from '../../apimachinery/meta/index.ts';
+import { Backoff } from '../../apimachinery/backoff.ts';
 import { realClock } from '../util/clock.ts';
 import type { Clock } from '../util/clock.ts';
-import type { Status } from './types.ts';
 
-/** A non-2xx answer from the API server (or an ERROR event on a watch). */
-export class ApiError extends Error {
-  /** HTTP status code (from the Status body when the transport gave none). */
-  readonly code: number;
-  /** `Status.reason` ("NotFound", "Conflict", "Expired", ...); derived from the code when the body had none. */
-  readonly reason: string;
+export {
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isInvalid,
+  isGone,
+  isForbidden,
+  isUnauthorized,
+  isTooManyRequests,
+} from '../../apimachinery/errors/index.ts';
+export { isStatus } from '../../apimachinery/meta/index.ts';
+
+/**
+ * A non-2xx answer from the API server (or an ERROR event on a watch). `reason` is whatever the
+ * server said ("NotFound", "Conflict", "Expired", a webhook's own), or derived from the code.
+ */
+export class ApiError extends StatusError<string> {
   readonly status?: Status;
   /** From the `Retry-After` header or `details.retryAfterSeconds`. */
   readonly retryAfterSeconds?: number;
@@ -22,10 +36,8 @@ export class ApiError extends Error {
     message: string,
     init: { status?: Status; retryAfterSeconds?: number; request?: { method: string; path: string } } = {},
   ) {
-    super(message);
+    super(code, reason, message, init.status?.details);
     this.name = 'ApiError';
-    this.code = code;
-    this.reason = reason;
     if (init.status) this.status = init.status;
     if (init.retryAfterSeconds !== undefined) this.retryAfterSeconds = init.retryAfterSeconds;
     if (init.request) this.request = init.request;
@@ -57,89 +69,6 @@ export class ApiError extends Error {
   }
 }
 
-export function isStatus(body: unknown): body is Status {
-  return typeof body === 'object' && body !== null && (body as { kind?: unknown }).kind === 'Status';
-}
-
-function reasonForCode(code: number): string {
-  switch (code) {
-    case 400:
-      return 'BadRequest';
-    case 401:
-      return 'Unauthorized';
-    case 403:
-      return 'Forbidden';
-    case 404:
-      return 'NotFound';
-    case 405:
-      return 'MethodNotAllowed';
-    case 406:
-      return 'NotAcceptable';
-    case 409:
-      return 'Conflict';
-    case 410:
-      return 'Gone';
-    case 413:
-      return 'RequestEntityTooLarge';
-    case 415:
-      return 'UnsupportedMediaType';
-    case 422:
-      return 'Invalid';
-    case 429:
-      return 'TooManyRequests';
-    case 500:
-      return 'InternalError';
-    case 503:
-      return 'ServiceUnavailable';
-    case 504:
-      return 'Timeout';
-    default:
-      return code >= 500 ? 'InternalError' : 'Unknown';
-  }
-}
-
-function apiError(e: unknown): ApiError | undefined {
-  return e instanceof ApiError ? e : undefined;
-}
-
-export function isNotFound(e: unknown): boolean {
-  const a = apiError(e);
-  return !!a && (a.reason === 'NotFound' || (a.code === 404 && a.reason === 'Unknown'));
-}
-
-/** 409 that is an optimistic-concurrency failure (not AlreadyExists, which is also 409). */
-export function isConflict(e: unknown): boolean {
-  const a = apiError(e);
-  return !!a && (a.reason === 'Conflict' || (a.code === 409 && a.reason !== 'AlreadyExists'));
-}
-
-export function isAlreadyExists(e: unknown): boolean {
-  return apiError(e)?.reason === 'AlreadyExists';
-}
-
-export function isInvalid(e: unknown): boolean {
-  const a = apiError(e);
-  return !!a && (a.reason === 'Invalid' || a.code === 422);
-}
-
-/** 410: a resourceVersion or continue token older than the server's history ("Gone" or "Expired"). */
-export function isGone(e: unknown): boolean {
-  const a = apiError(e);
-  return !!a && (a.code === 410 || a.reason === 'Gone' || a.reason === 'Expired');
-}
-
-export function isForbidden(e: unknown): boolean {
-  return apiError(e)?.code === 403;
-}
-
-export function isUnauthorized(e: unknown): boolean {
-  return apiError(e)?.code === 401;
-}
-
-export function isTooManyRequests(e: unknown): boolean {
-  return apiError(e)?.code === 429;
-}
-
 export interface RetryOnConflictOptions {
   /** Total attempts, the first included. Default 5 (client-go's `DefaultRetry.Steps`). */
   attempts?: number;
@@ -160,16 +89,18 @@ export interface RetryOnConflictOptions {
 export async function retryOnConflict<T>(fn: () => Promise<T>, opts: RetryOnConflictOptions = {}): Promise<T> {
   const attempts = Math.max(1, opts.attempts ?? 5);
   const clock = opts.clock ?? realClock;
-  let delay = opts.initialDelayMs ?? 10;
-  const maxDelay = opts.maxDelayMs ?? 1000;
-  const jitter = opts.jitter ?? 0.1;
+  const backoff = new Backoff({
+    initialMs: opts.initialDelayMs ?? 10,
+    maxMs: opts.maxDelayMs ?? 1000,
+    jitter: opts.jitter ?? 0.1,
+    clock,
+  });
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (e) {
       if (!isConflict(e) || attempt >= attempts) throw e;
     }
-    await clock.sleep(Math.round(delay + Math.random() * jitter * delay), opts.signal);
-    delay = Math.min(maxDelay, delay * 2);
+    await clock.sleep(backoff.next(), opts.signal);
   }
 }

@@ -1,49 +1,15 @@
-// Wire shapes the client and cache speak. Objects are plain JSON: built-ins and custom resources go
-// through the same code, so only the fields the runtime itself reads are named here.
+// Wire shapes the client and cache speak. The object and Status types are apimachinery's (shared with
+// the server); what is only the client's (how it addresses kinds, list/watch/write options) is here.
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: 'Apply' | 'Update';
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: string;
-  fieldsV1?: Record<string, unknown>;
-  subresource?: string;
-}
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  managedFields?: ManagedFieldsEntry[];
-  [key: string]: unknown;
-}
-
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  [key: string]: unknown;
-}
+export type {
+  OwnerReference,
+  ManagedFieldsEntry,
+  ObjectMeta,
+  KubeObject,
+  Status,
+  StatusCause,
+  StatusDetails,
+} from '../../apimachinery/meta/index.ts';
 
 /** How the client addresses one kind: its group/version, the URL plural and whether it lives in namespaces. */
 export interface ResourceType {
@@ -54,33 +20,6 @@ export interface ResourceType {
   /** The lowercase plural used in URLs, e.g. "deployments". */
   plural: string;
   namespaced: boolean;
-}
-
-export interface StatusCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
-
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
-
-/** metav1.Status: the body of every API error, and of some successful deletes. */
-export interface Status {
-  kind: 'Status';
-  apiVersion?: string;
-  metadata?: Record<string, unknown>;
-  status?: 'Success' | 'Failure';
-  message?: string;
-  reason?: string;
-  details?: StatusDetails;
-  code?: number;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';

@@ -1,6 +1,7 @@
 // The fluent builder, after controller-runtime's pkg/builder: For (the primary kind), Owns (kinds
 // it creates, mapped back through their controller ownerReference), Watches (any kind, mapped by a
-// function), predicates, options, then Complete registers the controller with the manager.
+// function), predicates, options, then Complete (a request-form reconciler) or CompleteWithObjects
+// (an object-form one, reading the `for()` informer) registers the controller with the manager.
 import type { Registry } from 'prom-client';
 import type { Scope } from '../cache/scope.ts';
 import type { KubeObject, ResourceType } from '../client/types.ts';
@@ -11,6 +12,8 @@ import { Controller } from './controller.ts';
 import type { ControllerOptions, WatchSource } from './controller.ts';
 import { requestForObject, requestsForOwner } from './handlers.ts';
 import type { MapFunc } from './handlers.ts';
+import { objectReconciler } from './object-reconciler.ts';
+import type { ObjectReconcileFunc, ObjectReconciler, ObjectReconcilerOptions } from './object-reconciler.ts';
 import type { Predicate } from './predicates.ts';
 import type { ReconcileFunc, Reconciler } from './reconciler.ts';
 import type { ControllerInformer } from './source.ts';
@@ -55,7 +58,8 @@ interface PendingWatch {
 
 const usedNames = new WeakMap<ControllerHost, Set<string>>();
 
-export class ControllerBuilder {
+/** `T` is the `for()` kind's object type, which {@link ControllerBuilder.completeWithObjects} hands over. */
+export class ControllerBuilder<T extends KubeObject = KubeObject> {
   private forType: ResourceType | undefined;
   private readonly watches_: PendingWatch[] = [];
   private readonly globalPredicates: Predicate[] = [];
@@ -73,7 +77,7 @@ export class ControllerBuilder {
   }
 
   /** The primary kind: its own changes enqueue its own key. Call once. */
-  for<T extends KubeObject = KubeObject>(type: ResourceType, opts: ForOptions<T> = {}): this {
+  for<F extends KubeObject = KubeObject>(type: ResourceType, opts: ForOptions<F> = {}): ControllerBuilder<F> {
     if (this.forType) throw new Error(`controller ${this.name}: for() called twice`);
     this.forType = type;
     this.watches_.unshift({
@@ -82,7 +86,7 @@ export class ControllerBuilder {
       opts: opts as ForOptions,
       description: `for ${type.kind}`,
     });
-    return this;
+    return this as unknown as ControllerBuilder<F>;
   }
 
   /** A kind this controller creates: its changes enqueue the controlling owner of the primary kind. */
@@ -121,32 +125,52 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Builds the controller and adds it to the manager; it starts with the manager (once leader). */
+  /**
+   * Builds the controller with a request-form reconciler and adds it to the manager; it starts with
+   * the manager (once leader).
+   */
   complete(reconciler: Reconciler | ReconcileFunc): Controller {
+    return this.build(() => (typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler));
+  }
+
+  /**
+   * Like {@link complete}, with an object-form reconciler: it gets the `for()` object from the
+   * informer `for()` registered (same scope), or a gone signal (see object-reconciler.ts).
+   */
+  completeWithObjects(
+    reconciler: ObjectReconciler<T> | ObjectReconcileFunc<T>,
+    opts: ObjectReconcilerOptions = {},
+  ): Controller {
+    return this.build((forInformer) => {
+      if (!forInformer) throw new Error(`controller ${this.name}: completeWithObjects() needs for()`);
+      return objectReconciler(forInformer as ControllerInformer<T>, reconciler, opts);
+    });
+  }
+
+  private build(reconcilerFor: (forInformer: ControllerInformer | undefined) => Reconciler): Controller {
     if (this.done) throw new Error(`controller ${this.name}: complete() called twice`);
     if (this.watches_.length === 0) throw new Error(`controller ${this.name}: nothing to watch; call for()`);
     const names = usedNames.get(this.host) ?? new Set<string>();
     usedNames.set(this.host, names);
     // Metrics and logs are keyed by name; two controllers sharing one would be indistinguishable.
     if (names.has(this.name)) throw new Error(`controller name ${this.name} is already used in this manager`);
+    const sources = this.watches_.map((w): WatchSource => ({
+      informer: this.host.informerFor(w.type, w.opts.scope),
+      map: w.map(this.forType),
+      predicates: [...this.globalPredicates, ...(w.opts.predicates ?? [])],
+      description: w.description,
+    }));
+    // for() is always first in the list (it unshifts itself).
     const controller = new Controller({
       ...this.host.controllerDefaults,
       ...this.options,
       name: this.name,
-      reconciler: typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler,
+      reconciler: reconcilerFor(this.forType ? sources[0].informer : undefined),
       logger: this.host.logger,
       metricsRegistry: this.host.metricsRegistry,
       clock: this.host.clock,
     });
-    for (const w of this.watches_) {
-      const source: WatchSource = {
-        informer: this.host.informerFor(w.type, w.opts.scope),
-        map: w.map(this.forType),
-        predicates: [...this.globalPredicates, ...(w.opts.predicates ?? [])],
-        description: w.description,
-      };
-      controller.watch(source);
-    }
+    for (const source of sources) controller.watch(source);
     names.add(this.name);
     this.done = true;
     this.host.add(controller);

@@ -4,6 +4,17 @@ export { ControllerBuilder } from './builder.ts';
 export type { BuilderControllerOptions, ControllerHost, ForOptions, InformerScope, OwnsOptions } from './builder.ts';
 export { TerminalError, requestKey, parseRequestKey } from './reconciler.ts';
 export type { Request, ReconcileContext, ReconcileResult, ReconcileFunc, Reconciler } from './reconciler.ts';
+export { objectReconciler } from './object-reconciler.ts';
+export type {
+  Gone,
+  GoneReconcileFunc,
+  ObjectReconcileFunc,
+  ObjectReconciler,
+  ObjectReconcilerOptions,
+  ObjectSource,
+} from './object-reconciler.ts';
+export { finalizer } from './finalizer.ts';
+export type { CleanupResult, FinalizerHandlers, FinalizerSpec } from './finalizer.ts';
 export {
   admits,
   admitsAll,

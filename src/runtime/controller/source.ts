@@ -13,4 +13,6 @@ export interface ControllerInformer<T extends KubeObject = KubeObject> {
   /** Resolves once the initial list is in the store; rejects when `signal` aborts first. */
   waitForSync(signal?: AbortSignal): Promise<unknown>;
   list(namespace?: string): T[];
+  /** The cached object; `namespace` is ignored for cluster-scoped kinds. Read by the object form. */
+  get(namespace: string | undefined, name: string): T | undefined;
 }

@@ -4,3 +4,4 @@ export { s } from './schema.ts';
 export type { JsonSchema, Schema, Static } from './schema.ts';
 export { customResourceDefinition } from './builder.ts';
 export type { CrdDefinition, CrdNames, PrinterColumn } from './builder.ts';
+export { installCrds, waitEstablished } from './install.ts';

@@ -4,7 +4,7 @@
 //     `aggregateWindowMs` collapse into one "(combined from similar events): ..." event;
 //  2. dedup: a repeat of an event already written becomes a PATCH of its count and lastTimestamp;
 //  3. spam filter: a token bucket per source+object (burst 25, one token per 5 min) drops the rest.
-import type { CoreEvent } from './types.ts';
+import type { CoreEvent } from '../../apimachinery/events/types.ts';
 
 export interface CorrelatorOptions {
   /** Distinct messages per object/type/reason before aggregation. Default 10. */

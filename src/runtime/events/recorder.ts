@@ -2,6 +2,9 @@
 // bounded in-memory queue written in the background (as client-go's broadcaster does), so a slow
 // or failing API server can never stall or break a reconcile.
 import { hostname } from 'node:os';
+import { exponentialDelay } from '../../apimachinery/backoff.ts';
+import { EventNamer, newEvent, objectReference } from '../../apimachinery/events/index.ts';
+import type { CoreEvent, EventInit, EventType } from '../../apimachinery/events/index.ts';
 import { isNotFound } from '../client/errors.ts';
 import { Events } from '../client/resources.ts';
 import type { KubeObject, ResourceType } from '../client/types.ts';
@@ -11,7 +14,6 @@ import { silentLogger } from '../util/logger.ts';
 import type { Logger } from '../util/logger.ts';
 import { EventCorrelator } from './correlator.ts';
 import type { Correlated, CorrelatorOptions } from './correlator.ts';
-import type { CoreEvent, EventType, ObjectReference } from './types.ts';
 
 /** The client calls the recorder makes. */
 export interface EventSink {
@@ -67,7 +69,7 @@ export class EventRecorder implements Recorder {
   private readonly retryDelayMs: number;
   private readonly pending: CoreEvent[] = [];
   private draining: Promise<void> | undefined;
-  private lastNameNanos = 0n;
+  private readonly names = new EventNamer();
   private stopped = false;
 
   constructor(
@@ -128,34 +130,18 @@ export class EventRecorder implements Recorder {
 
   private makeEvent(obj: KubeObject, type: EventType, reason: string, message: string, opts: EventOptions): CoreEvent {
     const now = this.clock.now();
-    const ts = formatTime(now);
     const ref = objectReference(obj, opts.fieldPath);
-    const event: CoreEvent = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      // Events of cluster-scoped objects live in "default", as client-go puts them.
-      metadata: { name: `${ref.name}.${this.uniqueSuffix(now)}`, namespace: ref.namespace || 'default' },
+    const init: EventInit = {
       involvedObject: ref,
+      type,
       reason,
       message,
-      type,
       source: { component: this.component, host: this.instance },
-      firstTimestamp: ts,
-      lastTimestamp: ts,
-      count: 1,
-      reportingComponent: this.component,
       reportingInstance: this.instance,
+      action: opts.action,
+      related: opts.related && objectReference(opts.related),
     };
-    if (opts.action) event.action = opts.action;
-    if (opts.related) event.related = objectReference(opts.related);
-    return event;
-  }
-
-  /** client-go names events `<object>.<unix nanos in hex>`; keep them unique within this process. */
-  private uniqueSuffix(nowMs: number): string {
-    const ns = BigInt(nowMs) * 1_000_000n;
-    this.lastNameNanos = ns > this.lastNameNanos ? ns : this.lastNameNanos + 1n;
-    return this.lastNameNanos.toString(16);
+    return newEvent(init, this.names.name(ref.name, now), now);
   }
 
   private async drain(): Promise<void> {
@@ -187,7 +173,7 @@ export class EventRecorder implements Recorder {
       // The event expired (1 h TTL) between repeats: write it again as a new one, keeping the count.
       const fresh: CoreEvent = {
         ...ev,
-        metadata: { ...ev.metadata, name: `${ev.involvedObject.name}.${this.uniqueSuffix(this.clock.now())}` },
+        metadata: { ...ev.metadata, name: this.names.name(ev.involvedObject.name, this.clock.now()) },
       };
       await this.retrying(() => this.sink.create(Events, fresh));
       this.correlator.recreated(d.key, fresh.metadata.name, fresh.count, fresh.firstTimestamp);
@@ -195,7 +181,6 @@ export class EventRecorder implements Recorder {
   }
 
   private async retrying<T>(fn: () => Promise<T>): Promise<T> {
-    let delay = this.retryDelayMs;
     for (let attempt = 1; ; attempt++) {
       try {
         return await fn();
@@ -204,26 +189,7 @@ export class EventRecorder implements Recorder {
         const retriable = typeof code !== 'number' || code >= 500 || code === 429;
         if (!retriable || attempt >= this.maxAttempts) throw err;
       }
-      await this.clock.sleep(delay);
-      delay *= 2;
+      await this.clock.sleep(exponentialDelay(attempt - 1, this.retryDelayMs, Infinity));
     }
   }
-}
-
-/** metav1.Time: RFC 3339 with second precision. */
-function formatTime(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
-}
-
-function objectReference(obj: KubeObject, fieldPath?: string): ObjectReference {
-  const ref: ObjectReference = {
-    apiVersion: obj.apiVersion ?? '',
-    kind: obj.kind ?? '',
-    name: obj.metadata?.name ?? '',
-  };
-  if (obj.metadata?.namespace) ref.namespace = obj.metadata.namespace;
-  if (obj.metadata?.uid) ref.uid = obj.metadata.uid;
-  if (obj.metadata?.resourceVersion) ref.resourceVersion = obj.metadata.resourceVersion;
-  if (fieldPath) ref.fieldPath = fieldPath;
-  return ref;
 }

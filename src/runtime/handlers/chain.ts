@@ -1,8 +1,8 @@
-// Runs a handler chain for one object, with the finalizer protocol around it:
-//   update path: add our finalizer first and stop (its own update event brings us back), then
-//                every handler's ensureCreated in order;
-//   delete path: only while our finalizer is present: every ensureDeleted in order, then remove the
-//                finalizer unless the chain was cancelled or a handler kept it.
+// Runs a handler chain for one object inside the finalizer protocol (controller/finalizer.ts):
+//   update path (apply):   our finalizer is added first, alone; then every handler's ensureCreated
+//                          in order;
+//   delete path (cleanup): only while our finalizer is present: every ensureDeleted in order, then
+//                          the finalizer is removed unless the chain was cancelled or a handler kept it.
 // Objects annotated paused are skipped. Unlike operatorkit, an error is returned to the controller,
 // which requeues with backoff; a cancelled chain asks to come back after `recheckMs`, a completed
 // one after `resyncMs`.
@@ -10,8 +10,10 @@ import { Counter, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { KubeClient } from '../client/client.ts';
 import type { KubeObject, ResourceType } from '../client/types.ts';
+import { finalizer } from '../controller/finalizer.ts';
+import type { CleanupResult } from '../controller/finalizer.ts';
+import type { ObjectReconciler } from '../controller/object-reconciler.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler, Request } from '../controller/reconciler.ts';
-import { addFinalizer, hasFinalizer, removeFinalizer } from '../helpers/finalizers.ts';
 import type { HandlerContext, HandlerEvent, ResourceHandler } from './types.ts';
 
 export interface HandlerChainOptions<T extends KubeObject> {
@@ -21,8 +23,11 @@ export interface HandlerChainOptions<T extends KubeObject> {
   finalizer: string;
   type: ResourceType;
   client: Pick<KubeClient, 'get' | 'create' | 'patch'>;
-  /** Reads the primary object (usually from an informer); undefined when it is gone. */
-  get(req: Request): T | undefined;
+  /**
+   * The request form's read of the primary object (an informer's lister); undefined when it is gone.
+   * Not needed with `completeWithObjects(chain)`, which hands the chain the controller's cached object.
+   */
+  get?(req: Request): T | undefined;
   handlers: ResourceHandler<T>[];
   /** Annotations that, set to "true", make the chain skip an object. Default none. */
   pausedAnnotations?: string[];
@@ -76,7 +81,7 @@ export class HandlerError extends Error {
   }
 }
 
-export class HandlerChain<T extends KubeObject> implements Reconciler {
+export class HandlerChain<T extends KubeObject> implements Reconciler, ObjectReconciler<T> {
   private readonly resyncMs: number;
   private readonly recheckMs: number;
   private readonly metrics?: { duration: Histogram; errors: Counter };
@@ -94,9 +99,16 @@ export class HandlerChain<T extends KubeObject> implements Reconciler {
     if (opts.metricsRegistry) this.metrics = handlerMetrics(opts.metricsRegistry);
   }
 
+  /** The request form: reads the object through `get`. */
   readonly reconcile = async (req: Request, rctx: ReconcileContext): Promise<ReconcileResult | void> => {
+    if (!this.opts.get) throw new Error(`handler chain ${this.opts.name}: the request form needs get()`);
     const cached = this.opts.get(req);
     if (!cached) return;
+    return this.reconcileObject(cached, rctx);
+  };
+
+  /** The object form (`completeWithObjects`). A gone object has nothing left for the chain to do. */
+  readonly reconcileObject = async (cached: T, rctx: ReconcileContext): Promise<ReconcileResult | void> => {
     // Handlers get their own copy: the cache's object is shared with every other reader.
     const obj = structuredClone(cached);
     const annotations = obj.metadata.annotations ?? {};
@@ -105,31 +117,43 @@ export class HandlerChain<T extends KubeObject> implements Reconciler {
       return;
     }
     const key = `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
-    if (obj.metadata.deletionTimestamp) {
-      if (!hasFinalizer(obj, this.opts.finalizer)) return;
-      const state = await this.runChain('delete', obj, rctx);
-      const result: HandlerChainResult = { ...state.result, finalizerRemoved: false };
-      if (!state.result.canceledBy && !state.result.finalizerKeptBy) {
-        await removeFinalizer(this.opts.client, this.opts.type, obj, this.opts.finalizer, { signal: rctx.signal });
-        result.finalizerRemoved = true;
-        this.lastResult.set(key, result);
-        return;
-      }
-      this.lastResult.set(key, result);
-      return { requeueAfter: Math.min(state.requeueAfter ?? this.recheckMs, this.recheckMs) };
-    }
-    if (!hasFinalizer(obj, this.opts.finalizer)) {
-      // Nothing is created before the finalizer is on: otherwise a delete racing this reconcile
-      // could leave objects behind that no delete path ever sees.
-      await addFinalizer(this.opts.client, this.opts.type, obj, this.opts.finalizer, { signal: rctx.signal });
-      this.lastResult.set(key, { finalizerRemoved: false });
-      return;
-    }
+    // Each path records its outcome; a run that only added the finalizer records a bare one.
+    let outcome: HandlerChainResult | undefined;
+    const record = (r: HandlerChainResult): void => void (outcome = r);
+    const result = await finalizer(
+      { client: this.opts.client, type: this.opts.type, name: this.opts.finalizer, signal: rctx.signal },
+      obj,
+      { apply: (o) => this.apply(o, rctx, record), cleanup: (o) => this.cleanup(o, rctx, record) },
+    );
+    if (outcome) this.lastResult.set(key, outcome);
+    else if (!obj.metadata.deletionTimestamp) this.lastResult.set(key, { finalizerRemoved: false });
+    return result;
+  };
+
+  /** Every ensureCreated; back after `resyncMs`, or `recheckMs` when cancelled (or sooner if asked). */
+  private async apply(
+    obj: T,
+    rctx: ReconcileContext,
+    record: (r: HandlerChainResult) => void,
+  ): Promise<ReconcileResult> {
     const state = await this.runChain('update', obj, rctx);
-    this.lastResult.set(key, { ...state.result, finalizerRemoved: false });
+    record({ ...state.result, finalizerRemoved: false });
     const base = state.result.canceledBy ? this.recheckMs : this.resyncMs;
     return { requeueAfter: Math.min(state.requeueAfter ?? base, base) };
-  };
+  }
+
+  /** Every ensureDeleted; the finalizer stays when the chain was cancelled or a handler kept it. */
+  private async cleanup(
+    obj: T,
+    rctx: ReconcileContext,
+    record: (r: HandlerChainResult) => void,
+  ): Promise<CleanupResult | void> {
+    const state = await this.runChain('delete', obj, rctx);
+    const kept = state.result.canceledBy !== undefined || state.result.finalizerKeptBy !== undefined;
+    record({ ...state.result, finalizerRemoved: !kept });
+    if (!kept) return;
+    return { keepFinalizer: true, requeueAfter: Math.min(state.requeueAfter ?? this.recheckMs, this.recheckMs) };
+  }
 
   private async runChain(
     event: HandlerEvent,

@@ -1,5 +1,6 @@
 // metav1.Condition helpers, as apimachinery's meta.SetStatusCondition: lastTransitionTime moves only
 // when the status flips, so it tells when the condition last changed, not when we last looked.
+import { formatTime } from '../../apimachinery/time/index.ts';
 import type { KubeObject } from '../client/types.ts';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -20,10 +21,6 @@ export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'message'> &
   message?: string;
   lastTransitionTime?: string;
 };
-
-function formatTime(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
-}
 
 /**
  * Sets `input` in `conditions` (in place). An existing condition of the same type keeps its

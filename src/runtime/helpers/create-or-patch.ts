@@ -3,8 +3,9 @@
 // resync, every owned-object event) therefore cost one GET, not a write and a watch event each.
 import { isNotFound, retryOnConflict } from '../client/errors.ts';
 import type { KubeObject, ResourceType } from '../client/types.ts';
-import { jsonClone, jsonEqual, mergePatchDiff } from '../util/json.ts';
+import { mergePatchDiff } from '../util/json.ts';
 import type { HelperClient } from './client.ts';
+import { cloneJson, deepEqual } from '../../apimachinery/json/index.ts';
 
 /** What createOrPatch did, with controller-runtime's values. */
 export type OperationResult = 'created' | 'updated' | 'updatedStatus' | 'updatedStatusOnly' | 'unchanged';
@@ -45,7 +46,7 @@ export async function createOrPatch<T extends KubeObject>(
         live = await client.get<T>(type, name, ns, sig);
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        const draft = jsonClone(obj);
+        const draft = cloneJson(obj);
         await mutate(draft);
         checkIdentity(draft, name, ns);
         let created = await client.create<T>(type, draft, sig);
@@ -64,7 +65,7 @@ export async function createOrPatch<T extends KubeObject>(
         }
         return { result: 'created' as const, object: created };
       }
-      const draft = jsonClone(live);
+      const draft = cloneJson(live);
       await mutate(draft);
       checkIdentity(draft, name, ns);
       const before = withoutStatus(live);
@@ -83,7 +84,7 @@ export async function createOrPatch<T extends KubeObject>(
         mainChanged = true;
       }
       let statusChanged = false;
-      if (!jsonEqual(live.status, draft.status)) {
+      if (!deepEqual(live.status, draft.status)) {
         const statusDiff = mergePatchDiff(live.status ?? {}, draft.status ?? {});
         if (statusDiff !== undefined) {
           object = await client.patch<T>(type, name, ns, { status: statusDiff }, 'merge', {

@@ -1,8 +1,9 @@
 // Writing status through the status subresource as a merge patch of what changed, so the write
 // neither needs the latest resourceVersion nor clobbers fields other writers own.
 import type { KubeObject, ResourceType } from '../client/types.ts';
-import { jsonClone, mergePatchDiff } from '../util/json.ts';
+import { mergePatchDiff } from '../util/json.ts';
 import type { HelperClient } from './client.ts';
+import { cloneJson } from '../../apimachinery/json/index.ts';
 
 export interface StatusPatchOptions {
   /**
@@ -50,7 +51,7 @@ export async function patchStatus<T extends KubeObject>(
   mutate: (draft: T) => void | Promise<void>,
   opts: StatusPatchOptions = {},
 ): Promise<{ object: T; changed: boolean }> {
-  const draft = jsonClone(obj);
+  const draft = cloneJson(obj);
   await mutate(draft);
   const written = await patchStatusFrom(client, type, obj, draft, opts);
   return written ? { object: written, changed: true } : { object: obj, changed: false };

@@ -15,4 +15,4 @@ export type { Runnable } from './runnable.ts';
 export { HealthChecks } from './health.ts';
 export type { Checker, CheckResult } from './health.ts';
 export { ProbeServer } from './http-server.ts';
-export { formatMicroTime, parseMicroTime } from './micro-time.ts';
+export { formatMicroTime, parseMicroTime } from '../../apimachinery/time/index.ts';

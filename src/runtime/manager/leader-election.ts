@@ -12,7 +12,7 @@ import { realClock } from '../util/clock.ts';
 import type { Clock } from '../util/clock.ts';
 import { silentLogger } from '../util/logger.ts';
 import type { Logger } from '../util/logger.ts';
-import { formatMicroTime } from './micro-time.ts';
+import { formatMicroTime } from '../../apimachinery/time/index.ts';
 
 export interface LeaseSpec {
   holderIdentity?: string | null;

@@ -2,7 +2,7 @@
 // util/workqueue/default_rate_limiters.go: a per-key exponential backoff combined (max-of) with a
 // token bucket shared by every key, so one hot key backs off alone while a storm of failures
 // across many keys is still throttled overall.
-import { exponentialDelay } from '../util/backoff.ts';
+import { ItemExponentialBackoff } from '../../apimachinery/backoff.ts';
 import { realClock } from '../util/clock.ts';
 import type { Clock } from '../util/clock.ts';
 
@@ -17,26 +17,22 @@ export interface RateLimiter {
 
 /** Per-key delay `baseDelayMs · 2ⁿ` for the n-th consecutive failure, capped at `maxDelayMs`. */
 export class ItemExponentialFailureRateLimiter implements RateLimiter {
-  private readonly failures = new Map<string, number>();
+  private readonly backoff: ItemExponentialBackoff;
 
-  constructor(
-    private readonly baseDelayMs = 5,
-    private readonly maxDelayMs = 1_000_000,
-  ) {}
+  constructor(baseDelayMs = 5, maxDelayMs = 1_000_000) {
+    this.backoff = new ItemExponentialBackoff(baseDelayMs, maxDelayMs);
+  }
 
   when(key: string): number {
-    const n = this.failures.get(key) ?? 0;
-    this.failures.set(key, n + 1);
-    // Past ~2^60 the float loses meaning; the cap is reached long before that.
-    return exponentialDelay(Math.min(n, 60), this.baseDelayMs, this.maxDelayMs);
+    return this.backoff.next(key);
   }
 
   forget(key: string): void {
-    this.failures.delete(key);
+    this.backoff.forget(key);
   }
 
   numRequeues(key: string): number {
-    return this.failures.get(key) ?? 0;
+    return this.backoff.failures(key);
   }
 }
 

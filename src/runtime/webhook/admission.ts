@@ -2,7 +2,7 @@
 // (we compute the JSON patch from the edit) and a validator that throws or returns warnings.
 import jsonpatch from 'fast-json-patch';
 import type { KubeObject } from '../client/types.ts';
-import { jsonClone } from '../util/json.ts';
+import { cloneJson } from '../../apimachinery/json/index.ts';
 import type { AdmissionRequest, AdmissionResponse, AdmissionStatus } from './types.ts';
 
 /** A handler's verdict; the server fills in `uid`. */
@@ -35,7 +35,7 @@ export function errored(code: number, err: unknown): AdmissionResult {
 /** The JSON Patch operations turning `original` into `mutated`. */
 export function jsonPatchOps(original: unknown, mutated: unknown): jsonpatch.Operation[] {
   // JSON round-trip: undefined-valued fields are absent on the wire and must not become operations.
-  return jsonpatch.compare(jsonClone(original) as object, jsonClone(mutated) as object);
+  return jsonpatch.compare(cloneJson(original) as object, cloneJson(mutated) as object);
 }
 
 /** Allows the request with the JSON patch from `original` to `mutated` (none when they are equal). */
@@ -70,7 +70,7 @@ export function mutatingHandler<T extends KubeObject = KubeObject>(
 ): AdmissionHandler<T> {
   return async (req) => {
     if (!req.object) return allowed();
-    const draft = jsonClone(req.object);
+    const draft = cloneJson(req.object);
     try {
       const out = (await mutate(draft, req)) ?? draft;
       return patched(req.object, out);

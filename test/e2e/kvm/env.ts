@@ -5,12 +5,8 @@
 import { Registry } from 'prom-client';
 import { KubeClient, Manager, Nodes, Pods, Secrets, silentLogger } from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
-import { KVMConfigs, Labels, POD_WATCHER } from '../../../src/kvm/api/index.ts';
-import type { KVMConfig } from '../../../src/kvm/api/index.ts';
-import { setupKvmOperator } from '../../../src/kvm/operator.ts';
-import type { KvmOperator } from '../../../src/kvm/operator.ts';
-import { VmSimulator } from '../../../src/kvm/sim/vm-simulator.ts';
-import type { Pod } from '../../../src/kvm/pods.ts';
+import { KVMConfigs, Labels, POD_WATCHER, VmSimulator, setupKvmOperator } from '../../../src/kvm/index.ts';
+import type { KVMConfig, KvmOperator, Pod } from '../../../src/kvm/index.ts';
 import { startTestCluster } from '../../helpers/control-plane.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 import {
@@ -20,7 +16,7 @@ import {
   installKvmCrds,
   sampleKvmConfig,
   sampleRelease,
-} from '../../kvm/helpers.ts';
+} from '../../helpers/kvm.ts';
 
 export const CLUSTER_ID = 'abc12';
 

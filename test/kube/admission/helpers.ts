@@ -3,8 +3,8 @@
 import { createServer, request, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateCa, issueServingCert } from '../../../src/kube/server/tls.ts';
-import type { AdmissionRequest } from '../../../src/runtime/webhook/types.ts';
+import { createCa, issueServingCert } from '../../../src/apimachinery/index.ts';
+import type { AdmissionRequest } from '../../../src/runtime/index.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 
 export type Reply =
@@ -30,8 +30,12 @@ export interface HookServer {
 let certs: { caBundle: string; cert: string; key: string } | undefined;
 function testCerts(): { caBundle: string; cert: string; key: string } {
   if (!certs) {
-    const ca = generateCa('webhook-test-ca');
-    const serving = issueServingCert(ca, 'webhook', ['localhost', 'hooks.webhooks.svc'], ['127.0.0.1']);
+    const ca = createCa('webhook-test-ca');
+    const serving = issueServingCert(ca, {
+      commonName: 'webhook',
+      dnsNames: ['localhost', 'hooks.webhooks.svc'],
+      ips: ['127.0.0.1'],
+    });
     certs = { caBundle: Buffer.from(ca.certPem).toString('base64'), cert: serving.certPem, key: serving.keyPem };
   }
   return certs;
@@ -39,7 +43,7 @@ function testCerts(): { caBundle: string; cert: string; key: string } {
 
 /** A CA that signed nothing the servers present: a caBundle that must fail verification. */
 export function foreignCaBundle(): string {
-  return Buffer.from(generateCa('someone-else').certPem).toString('base64');
+  return Buffer.from(createCa('someone-else').certPem).toString('base64');
 }
 
 export async function startHookServer(handler: HookHandler): Promise<HookServer> {

@@ -16,7 +16,7 @@ import {
   type HookServer,
   fromClient,
 } from './helpers.ts';
-import type { AdmissionRequest } from '../../../src/runtime/webhook/types.ts';
+import type { AdmissionRequest } from '../../../src/runtime/index.ts';
 
 let cp: TestCluster;
 let hooks: HookServer;

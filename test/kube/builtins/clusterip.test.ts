@@ -7,8 +7,8 @@ import {
   assignClusterIp,
   reconcileClusterIp,
 } from '../../../src/kube/builtins/index.ts';
-import { StatusError } from '../../../src/kube/errors.ts';
-import type { JsonObject } from '../../../src/kube/types.ts';
+import { StatusError } from '../../../src/apimachinery/errors/index.ts';
+import type { JsonObject } from '../../../src/apimachinery/meta/index.ts';
 
 function failure(reason: string, message: string) {
   return (e: unknown) => e instanceof ClusterIpAllocationError && e.reason === reason && e.message === message;

@@ -6,7 +6,7 @@ import {
   hasStatusSubresource,
   prepareForUpdate,
 } from '../../../src/kube/builtins/index.ts';
-import type { JsonObject } from '../../../src/kube/types.ts';
+import type { JsonObject } from '../../../src/apimachinery/meta/index.ts';
 
 const template = (image = 'nginx:1'): JsonObject => ({
   metadata: { labels: { app: 'web' } },

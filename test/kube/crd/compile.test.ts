@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileCrdVersion, NAME_COLUMN } from '../../../src/kube/crd/index.ts';
-import type { JsonObject } from '../../../src/kube/types.ts';
+import type { JsonObject } from '../../../src/apimachinery/meta/index.ts';
 import { specSchema, versions, widgetCrd } from './fixtures.ts';
 
 test('subresources and printer columns come from the version', () => {

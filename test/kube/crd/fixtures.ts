@@ -1,5 +1,5 @@
 // CRDs shared by the CRD tests: a small valid one, and builders to break it one way at a time.
-import type { JsonObject } from '../../../src/kube/types.ts';
+import type { JsonObject } from '../../../src/apimachinery/meta/index.ts';
 
 export function widgetCrd(schema?: JsonObject, extra: JsonObject = {}): JsonObject {
   return {

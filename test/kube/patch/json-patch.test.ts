@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyJsonPatch } from '../../../src/kube/patch/index.ts';
-import type { JsonValue } from '../../../src/kube/types.ts';
+import type { JsonValue } from '../../../src/apimachinery/meta/index.ts';
 import { NOT_APPLICABLE, assertStatus, badRequest, deepFreeze } from './status-assert.ts';
 
 const metadata = () => ({ name: 'a', labels: { app: 'web' } });

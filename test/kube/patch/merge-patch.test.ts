@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyMergePatch } from '../../../src/kube/patch/index.ts';
-import type { JsonValue } from '../../../src/kube/types.ts';
+import type { JsonValue } from '../../../src/apimachinery/meta/index.ts';
 import { assertStatus, badRequest, deepFreeze } from './status-assert.ts';
 
 // RFC 7386 appendix A, where kube-apiserver agrees with it, then kube's own behaviour.

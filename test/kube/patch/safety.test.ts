@@ -7,7 +7,7 @@ import {
   applyStrategicMergePatch,
   builtinSchemaInfo,
 } from '../../../src/kube/patch/index.ts';
-import type { JsonObject } from '../../../src/kube/types.ts';
+import type { JsonObject } from '../../../src/apimachinery/meta/index.ts';
 import { assertStatus, badRequest } from './status-assert.ts';
 
 /** Parses like the HTTP layer does: "__proto__" becomes an own member, not the prototype. */

@@ -1,6 +1,6 @@
 // Assertions on the Status errors the patch engines throw.
 import assert from 'node:assert/strict';
-import { StatusError } from '../../../src/kube/errors.ts';
+import { StatusError } from '../../../src/apimachinery/errors/index.ts';
 
 export interface ExpectedStatus {
   code: number;

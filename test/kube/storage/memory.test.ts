@@ -8,7 +8,7 @@ import {
   RevisionMismatchError,
   type Change,
 } from '../../../src/kube/storage/index.ts';
-import type { KubeObject } from '../../../src/kube/types.ts';
+import type { KubeObject } from '../../../src/apimachinery/meta/index.ts';
 
 const cm = (name: string, data = '1'): KubeObject => ({
   apiVersion: 'v1',

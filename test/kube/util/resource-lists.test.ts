@@ -6,7 +6,7 @@ import {
   hasQuantities,
   quantityDecodeError,
 } from '../../../src/kube/util/resource-lists.ts';
-import { QuantityError } from '../../../src/kube/util/quantity.ts';
+import { QuantityError } from '../../../src/apimachinery/quantity/quantity.ts';
 
 const FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { invalid, toCauses, type FieldError } from '../../../src/kube/errors.ts';
-import type { ObjectMeta } from '../../../src/kube/types.ts';
+import { invalid } from '../../../src/apimachinery/errors/index.ts';
+import type { ObjectMeta } from '../../../src/apimachinery/meta/index.ts';
 import {
   customResourceFinalizerWarnings,
   validateObjectMeta,
@@ -9,7 +9,8 @@ import {
   type ObjectMetaOptions,
 } from '../../../src/kube/validation/metadata.ts';
 import { nameRuleFor, objectMetaOptionsFor } from '../../../src/kube/validation/name-rules.ts';
-import { validateLabelSelector } from '../../../src/kube/validation/label-selector.ts';
+import { validateLabelSelector } from '../../../src/apimachinery/validation/label-selector.ts';
+import { toCauses, type FieldError } from '../../../src/apimachinery/validation/field-errors.ts';
 
 const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient, Pods, silentLogger } from '../../../src/runtime/index.ts';
 import { SimulatedProvider } from '../../../src/peerpod/providers/index.ts';
-import { startEmbeddedAdaptors } from '../../../src/cli/adaptor.ts';
+import { startEmbeddedAdaptors } from '../../../src/peerpod/adaptor/index.ts';
 import { createPod, eventually, getPod, isReady, peerPodsOf, startEnv } from './helpers.ts';
 import type { Env } from './helpers.ts';
 

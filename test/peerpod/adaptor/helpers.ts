@@ -11,6 +11,7 @@ import {
   Nodes,
   Pods,
   RuntimeClasses,
+  installCrds,
   silentLogger,
 } from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
@@ -19,7 +20,6 @@ import type { PeerPod } from '../../../src/peerpod/api/index.ts';
 import { startAdaptor } from '../../../src/peerpod/adaptor/index.ts';
 import type { RunningAdaptor, StartAdaptorOptions } from '../../../src/peerpod/adaptor/index.ts';
 import { cmdlineArgs, findPidsWithArg } from '../../../src/peerpod/providers/procfs.ts';
-import { applyAll } from '../../../src/cli/manifests-apply.ts';
 import { eventually as poll, startTestCluster } from '../../helpers/control-plane.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 
@@ -47,7 +47,7 @@ export async function startEnv(): Promise<Env> {
   // The test plays the part of the code that starts both the control plane and the adaptors.
   cluster.internals.registerNodeAgent(RUNTIME_CLASS);
   const client = KubeClient.fromKubeconfigString(cluster.kubeconfig, { metricsRegistry: null, logger: silentLogger() });
-  await applyAll(client, allCrds());
+  await installCrds(client, allCrds(), { fieldManager: 'peerpods' });
   await client.create(RuntimeClasses, { metadata: { name: RUNTIME_CLASS }, handler: RUNTIME_CLASS });
   await client.create(Namespaces, { metadata: { name: SETTINGS_NS } });
   await eventually(async () => (await client.list(PeerPods, { namespace: 'default' })) !== undefined, {

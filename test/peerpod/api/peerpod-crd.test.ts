@@ -2,10 +2,9 @@
 // upstream Go adaptor writes (and its `cleand` status typo), with our status and printer columns.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeClient, silentLogger } from '../../../src/runtime/index.ts';
+import { KubeClient, installCrds, silentLogger } from '../../../src/runtime/index.ts';
 import { PEERPOD_FINALIZER, PeerPods, peerPodCrd, peerPodSpecSchema } from '../../../src/peerpod/api/index.ts';
 import type { PeerPod, PeerPodSpec } from '../../../src/peerpod/api/index.ts';
-import { applyAll } from '../../../src/cli/manifests-apply.ts';
 import { startTestCluster } from '../../helpers/control-plane.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 
@@ -44,7 +43,7 @@ describe('PeerPod CRD', () => {
     before(async () => {
       cluster = await startTestCluster();
       client = KubeClient.fromKubeconfigString(cluster.kubeconfig, { metricsRegistry: null, logger: silentLogger() });
-      await applyAll(client, [peerPodCrd()]);
+      await installCrds(client, [peerPodCrd()], { fieldManager: 'peerpods' });
     });
     after(async () => {
       client.close();

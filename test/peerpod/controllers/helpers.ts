@@ -12,6 +12,7 @@ import {
   Namespaces,
   Pods,
   Secrets,
+  installCrds,
   silentLogger,
 } from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
@@ -20,7 +21,6 @@ import type { PeerPod } from '../../../src/peerpod/api/index.ts';
 import { setupPeerPodController } from '../../../src/peerpod/controllers/index.ts';
 import type { PeerPodController, PeerPodControllerOptions } from '../../../src/peerpod/controllers/index.ts';
 import { cmdlineArgs, findPidsWithArg } from '../../../src/peerpod/providers/procfs.ts';
-import { applyAll } from '../../../src/cli/manifests-apply.ts';
 import { startTestCluster, eventually as poll } from '../../helpers/control-plane.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 
@@ -48,7 +48,7 @@ export async function startEnv(): Promise<Env> {
     metricsRegistry: null,
     logger: silentLogger(),
   });
-  await applyAll(client, allCrds());
+  await installCrds(client, allCrds(), { fieldManager: 'peerpods' });
   await client.create(Namespaces, { metadata: { name: NS } });
   const ks = await client.get(Namespaces, 'kube-system');
   return {

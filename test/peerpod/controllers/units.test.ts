@@ -2,9 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Semaphore } from '../../../src/peerpod/controllers/semaphore.ts';
-import { scopeToProvider } from '../../../src/peerpod/controllers/peerpod/credentials.ts';
+import { scopeToProvider } from '../../../src/peerpod/providers/credentials.ts';
 import { resolveOptions } from '../../../src/peerpod/controllers/peerpod/options.ts';
-import { parseBindAddress, parseDuration } from '../../../src/cli/peerpod-options.ts';
 
 describe('Semaphore', () => {
   it('never lets more than `limit` run, and serves waiters in order', async () => {
@@ -63,15 +62,5 @@ describe('options', () => {
     assert.equal(o.orphanGraceMs, 600_000);
     assert.equal(resolveOptions({ namespace: 'x' }).deleteLimit('any'), 20);
     assert.throws(() => resolveOptions({ namespace: '' }), /namespace/);
-  });
-
-  it('parses durations and bind addresses as the CLI takes them', () => {
-    assert.equal(parseDuration('10m'), 600_000);
-    assert.equal(parseDuration('1m30s'), 90_000);
-    assert.equal(parseDuration('250ms'), 250);
-    assert.throws(() => parseDuration('10'));
-    assert.throws(() => parseDuration('5x'));
-    assert.deepEqual(parseBindAddress(':8081'), { host: '0.0.0.0', port: 8081 });
-    assert.equal(parseBindAddress('0'), false);
   });
 });

@@ -1,13 +1,12 @@
 // Shared by the PeerPodConfig suites: an embedded control plane with simulated worker nodes and the
 // CRD installed, and the controller on its own manager.
 import { Registry } from 'prom-client';
-import { KubeClient, Manager, Namespaces, Nodes, silentLogger } from '../../../src/runtime/index.ts';
+import { KubeClient, Manager, Namespaces, Nodes, installCrds, silentLogger } from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { PeerPodConfigs, peerPodConfigCrd } from '../../../src/peerpod/api/index.ts';
 import type { PeerPodConfig, PeerPodConfigSpec } from '../../../src/peerpod/api/index.ts';
 import { setupPeerPodConfigController } from '../../../src/peerpod/controllers/peerpodconfig/index.ts';
 import type { PeerPodConfigControllerOptions } from '../../../src/peerpod/controllers/peerpodconfig/index.ts';
-import { applyAll } from '../../../src/cli/manifests-apply.ts';
 import { startTestCluster, eventually as poll } from '../../helpers/control-plane.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 
@@ -32,7 +31,7 @@ export interface Env {
 export async function startEnv(nodes = 2): Promise<Env> {
   const cluster = await startTestCluster({ nodes });
   const client = KubeClient.fromKubeconfigString(cluster.kubeconfig, { metricsRegistry: null, logger: silentLogger() });
-  await applyAll(client, [peerPodConfigCrd()]);
+  await installCrds(client, [peerPodConfigCrd()], { fieldManager: 'peerpods' });
   await client.create(Namespaces, { metadata: { name: NS } });
   return {
     cluster,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdmissionDenied } from '../../../src/runtime/index.ts';
-import { Annotations, mutatePod, parseQuantity } from '../../../src/peerpod/webhook/index.ts';
+import { Annotations, mutatePod } from '../../../src/peerpod/webhook/index.ts';
 import type { MutatorOptions, Pod } from '../../../src/peerpod/webhook/index.ts';
 
 type R = { requests?: Record<string, string>; limits?: Record<string, string> };
@@ -170,19 +170,4 @@ describe('mutatePod (preserve mode)', () => {
         e instanceof AdmissionDenied && /containers\[0\]\.resources\.requests\.hugepages-2Mi/.test(e.message),
     );
   });
-});
-
-describe('parseQuantity', () => {
-  const table: Array<[string, bigint]> = [
-    ['1', 1_000_000_000n],
-    ['500m', 500_000_000n],
-    ['1Ki', 1024_000_000_000n],
-    ['1.5', 1_500_000_000n],
-    ['.5', 500_000_000n],
-    ['1e3', 1000_000_000_000n],
-    ['1E', 10n ** 27n],
-    ['1n', 1n],
-    ['0.1n', 1n],
-  ];
-  for (const [q, n] of table) it(q, () => assert.equal(parseQuantity(q), n));
 });

@@ -8,7 +8,7 @@ import type { ControllerHost, Request } from '../../../src/runtime/controller/in
 import type { Runnable } from '../../../src/runtime/manager/runnable.ts';
 import { FakeClock } from '../../../src/runtime/util/clock.ts';
 import { silentLogger } from '../../../src/runtime/util/logger.ts';
-import { waitFor } from '../helpers/test-utils.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { FakeInformer, obj } from './fake-informer.ts';
 
 const PodSets = customResource('examples.peerpods.io', 'v1alpha1', 'PodSet', 'podsets', true);

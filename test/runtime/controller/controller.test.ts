@@ -6,7 +6,7 @@ import type { Request, ReconcileContext, ReconcileResult } from '../../../src/ru
 import { requestForObject } from '../../../src/runtime/controller/handlers.ts';
 import { StopRequest } from '../../../src/runtime/manager/runnable.ts';
 import { FakeClock } from '../../../src/runtime/util/clock.ts';
-import { advanceUntil, deferred, tick, waitFor } from '../helpers/test-utils.ts';
+import { advanceUntil, deferred, tick, waitFor } from '../../helpers/wait.ts';
 import { FakeInformer, obj } from './fake-informer.ts';
 
 type Fn = (req: Request, ctx: ReconcileContext) => Promise<ReconcileResult | void>;

@@ -29,6 +29,10 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Controll
     return [...this.store.values()].filter((o) => namespace === undefined || o.metadata.namespace === namespace);
   }
 
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.store.get(`${namespace ?? ''}/${name}`);
+  }
+
   add(obj: T, isInitialList = false): void {
     this.store.set(key(obj), obj);
     for (const h of this.handlers) h.onAdd?.(obj, isInitialList);

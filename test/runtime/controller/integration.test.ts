@@ -16,9 +16,9 @@ import {
   silentLogger,
 } from '../../../src/runtime/index.ts';
 import type { KubeClient, KubeObject } from '../../../src/runtime/index.ts';
-import { startTestCluster } from '../helpers/control-plane.ts';
-import type { TestCluster } from '../helpers/control-plane.ts';
-import { waitFor } from '../helpers/test-utils.ts';
+import { startTestCluster } from '../../helpers/runtime-cluster.ts';
+import type { TestCluster } from '../../helpers/runtime-cluster.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };
 

@@ -2,8 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMaps, EventRecorder, Events } from '../../../src/runtime/index.ts';
 import type { CoreEvent, KubeClient, KubeObject } from '../../../src/runtime/index.ts';
-import { startTestCluster } from '../helpers/control-plane.ts';
-import type { TestCluster } from '../helpers/control-plane.ts';
+import { startTestCluster } from '../../helpers/runtime-cluster.ts';
+import type { TestCluster } from '../../helpers/runtime-cluster.ts';
 
 describe('EventRecorder against the embedded control plane', () => {
   let cluster: TestCluster;

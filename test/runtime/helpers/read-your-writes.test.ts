@@ -8,8 +8,8 @@ import {
   CacheTimeoutError,
 } from '../../../src/runtime/index.ts';
 import type { KubeClient, KubeObject } from '../../../src/runtime/index.ts';
-import { startTestCluster } from './control-plane.ts';
-import type { TestCluster } from './control-plane.ts';
+import { startTestCluster } from '../../helpers/runtime-cluster.ts';
+import type { TestCluster } from '../../helpers/runtime-cluster.ts';
 
 describe('waitForCache (read-your-writes)', () => {
   let cluster: TestCluster;

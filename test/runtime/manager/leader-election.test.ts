@@ -2,9 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LeaderElector } from '../../../src/runtime/manager/leader-election.ts';
 import type { Lease } from '../../../src/runtime/manager/leader-election.ts';
-import { formatMicroTime } from '../../../src/runtime/manager/micro-time.ts';
+import { formatMicroTime } from '../../../src/runtime/manager/index.ts';
 import { FakeClock } from '../../../src/runtime/util/clock.ts';
-import { advanceUntil } from '../helpers/test-utils.ts';
+import { advanceUntil } from '../../helpers/wait.ts';
 import { FakeLeaseStore } from './fake-lease-client.ts';
 
 // A candidate retries every retryPeriod (2 s) plus up to 120 % jitter, client-go's factor: at most 4.4 s.

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { Leases, Manager, runnableFunc, silentLogger } from '../../../src/runtime/index.ts';
 import type { KubeClient, Lease, LeaseClient } from '../../../src/runtime/index.ts';
-import { startTestCluster } from '../helpers/control-plane.ts';
-import type { TestCluster } from '../helpers/control-plane.ts';
-import { waitFor } from '../helpers/test-utils.ts';
+import { startTestCluster } from '../../helpers/runtime-cluster.ts';
+import type { TestCluster } from '../../helpers/runtime-cluster.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const LEASE_MS = 1500;
 const RENEW_MS = 1000;

@@ -8,7 +8,7 @@ import type { ReconcileContext } from '../../../src/runtime/controller/index.ts'
 import { Manager, runnableFunc } from '../../../src/runtime/manager/index.ts';
 import { silentLogger } from '../../../src/runtime/util/logger.ts';
 import { FakeInformer, obj } from '../controller/fake-informer.ts';
-import { deferred, waitFor } from '../helpers/test-utils.ts';
+import { deferred, waitFor } from '../../helpers/wait.ts';
 
 // No API server is needed: these managers have no informers and no leader election.
 const KUBECONFIG = `

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CertWatcher } from '../../../src/runtime/webhook/index.ts';
 import type { KeyPair } from '../../../src/runtime/webhook/index.ts';
-import { waitFor } from '../helpers/test-utils.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { issue, makeCa } from './certs.ts';
 
 describe('CertWatcher', () => {

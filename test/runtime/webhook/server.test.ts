@@ -14,7 +14,7 @@ import {
   validatingHandler,
 } from '../../../src/runtime/webhook/index.ts';
 import type { AdmissionReview } from '../../../src/runtime/webhook/index.ts';
-import { waitFor } from '../helpers/test-utils.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { issue, makeCa } from './certs.ts';
 
 interface Reply {

@@ -1,8 +1,8 @@
 // Models of custom resources, from their CRDs' openAPIV3Schema: the schema as written, with the
 // standard apiVersion, kind and metadata (kube publishes metadata as a reference to ObjectMeta
 // whatever the CRD says about it).
-import type { JsonObject } from '../../types.ts';
-import { asSchema, objectMetaRef, openObject, typeMeta, type Schema } from './schema.ts';
+import type { JsonObject } from '../../../apimachinery/meta/index.ts';
+import { asSchema, objectMetaRef, openObject, typeMeta, type Schema } from '../../builtins/openapi/schema.ts';
 
 export const CRD_PREFIX = '/apiextensions.k8s.io/customresourcedefinitions/';
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceCatalog } from '../../registry/catalog.ts';
 import type { Storage } from '../../storage/storage.ts';
-import type { JsonObject } from '../../types.ts';
+import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { CRD_PREFIX, indexCrds } from './crd-models.ts';
 import { buildModels, type ModelSet } from './models.ts';
 import { groupVersionDocument, groupVersionPath } from './v3.ts';

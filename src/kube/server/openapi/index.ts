@@ -6,7 +6,6 @@ import { openApiRoute } from './routes.ts';
 
 export { OpenApiDocuments } from './documents.ts';
 export { PROTO_V2_CONTENT_TYPE, openApiRoute } from './routes.ts';
-export { pruneUnknownFields, unknownFields } from './unknown-fields.ts';
 
 /** Serves the OpenAPI endpoints from a started control plane; returns the document cache. */
 export function installOpenApi(

@@ -2,10 +2,19 @@
 // tagged with x-kubernetes-group-version-kind, plus what they refer to.
 import type { ResourceCatalog } from '../../registry/catalog.ts';
 import { apiVersionOf, type ResourceDef } from '../../registry/resource.ts';
-import type { JsonValue } from '../../types.ts';
-import { BUILTIN_MODELS, builtinModel, listModel } from './builtin/index.ts';
+import type { JsonValue } from '../../../apimachinery/meta/index.ts';
+import { BUILTIN_MODELS, builtinModel, listModel } from '../../builtins/openapi/index.ts';
 import { customResourceModel, type CrdIndex } from './crd-models.ts';
-import { AUTOSCALING, CORE, POLICY, REF_PREFIX, customModelName, withGvk, type Gvk, type Schema } from './schema.ts';
+import {
+  AUTOSCALING,
+  CORE,
+  POLICY,
+  REF_PREFIX,
+  customModelName,
+  withGvk,
+  type Gvk,
+  type Schema,
+} from '../../builtins/openapi/schema.ts';
 
 export interface ModelSet {
   schemas: Map<string, Schema>;

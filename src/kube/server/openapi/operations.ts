@@ -2,7 +2,7 @@
 // paths, methods, the kube action, the GVK and the query parameters of each.
 import type { ResourceDef } from '../../registry/resource.ts';
 import { BINDING_MODEL, EVICTION_MODEL, SCALE_MODEL, type ModelSet } from './models.ts';
-import { META, type Gvk } from './schema.ts';
+import { META, type Gvk } from '../../builtins/openapi/schema.ts';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 

@@ -2,7 +2,7 @@
 // /swagger-2.0.0.pb-v1 kubectl falls back to. Content negotiation, ETag/304 and the hashed,
 // immutable v3 URLs follow kube-openapi's handlers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StatusError } from '../../errors.ts';
+import { StatusError } from '../../../apimachinery/errors/index.ts';
 import type { OpenApiDocuments, Served } from './documents.ts';
 
 /** What /openapi/v2 answers protobuf requests with. The `@` form kubectl sends is not a valid media type. */

@@ -5,8 +5,8 @@
 // extensions travel as YAML text (NamedAny.value.yaml), as gnostic encodes them.
 import protobuf from 'protobufjs';
 import { stringify } from 'yaml';
-import type { JsonObject, JsonValue } from '../../types.ts';
-import { asSchema } from './schema.ts';
+import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
+import { asSchema } from '../../builtins/openapi/schema.ts';
 
 const PROTO = `
 syntax = "proto3";

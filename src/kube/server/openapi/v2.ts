@@ -6,11 +6,11 @@
 // their properties. That parser treats an object with properties as closed and reports every other
 // field as unknown in client-side validation, so an open object must be a plain map.
 import type { ResourceDef } from '../../registry/resource.ts';
-import type { JsonObject, JsonValue } from '../../types.ts';
-import { KUBE_VERSION } from '../discovery.ts';
+import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
+import { KUBE_VERSION } from '../../version.ts';
 import { referencedModels, type ModelSet } from './models.ts';
 import { PATCH_TYPES, resourceOperations, type Operation, type PathEntry } from './operations.ts';
-import { GVK_EXTENSION, asSchema, isOpen, refName, type Schema } from './schema.ts';
+import { GVK_EXTENSION, asSchema, isOpen, refName, type Schema } from '../../builtins/openapi/schema.ts';
 
 const V2_REF = '#/definitions/';
 const MEDIA = ['application/json', 'application/yaml'];

@@ -1,10 +1,10 @@
 // OpenAPI 3.0 documents, one per group/version, as /openapi/v3/<api/v1 | apis/g/v> serves them.
 import type { ResourceDef } from '../../registry/resource.ts';
-import type { JsonObject } from '../../types.ts';
+import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { referencedModels, type ModelSet } from './models.ts';
 import { PATCH_TYPES, resourceOperations, type Operation, type PathEntry } from './operations.ts';
-import { GVK_EXTENSION, ref } from './schema.ts';
-import { KUBE_VERSION } from '../discovery.ts';
+import { GVK_EXTENSION, ref } from '../../builtins/openapi/schema.ts';
+import { KUBE_VERSION } from '../../version.ts';
 
 const MEDIA = ['application/json', 'application/yaml'];
 const PATH_PARAM_DOCS = {

@@ -1,6 +1,7 @@
 // Table-driven decoding of a Kubernetes protobuf message into the JSON object Go's encoding/json
 // would produce for the same Go struct, so the rest of the server sees what a JSON client sends.
-import type { JsonObject, JsonValue } from '../../types.ts';
+import { isObject } from '../../../apimachinery/json/index.ts';
+import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
 import { isScalar, parseMessage, type FieldSpec, type MessageSpec, type TableSource } from './schema.ts';
 import { SPECIAL } from './special.ts';
 import { META } from './tables-meta.ts';
@@ -192,10 +193,6 @@ function packedWire(type: string): number {
 
 function isZeroScalar(type: string, v: JsonValue): boolean {
   return isScalar(type) && (v === '' || v === 0 || v === false);
-}
-
-function isObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function wrongWire(path: string, wire: number): DecodeError {

@@ -4,8 +4,8 @@
 // kind = 2}, raw = 2, contentEncoding = 3, contentType = 4}; raw is the object itself, decoded
 // through our field tables into the JSON a JSON client would have sent. Responses stay JSON:
 // clients list application/json in Accept next to protobuf.
-import type { JsonObject } from '../../types.ts';
-import { badRequest, unsupportedMediaType } from '../../errors.ts';
+import type { JsonObject } from '../../../apimachinery/meta/index.ts';
+import { badRequest, unsupportedMediaType } from '../../../apimachinery/errors/index.ts';
 import { decodeMessage, type DecodeState } from './decode.ts';
 import { DecodeError, WIRE_BYTES, WireReader } from './wire.ts';
 

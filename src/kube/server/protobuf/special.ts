@@ -1,7 +1,8 @@
 // Messages whose JSON form is not an object of their fields: metav1.Time/MicroTime (RFC 3339
 // strings), resource.Quantity (a string), intstr.IntOrString (a number or a string), FieldsV1 and
 // RawExtension (embedded JSON), and the `[]string` wrappers such as authentication's ExtraValue.
-import type { JsonValue } from '../../types.ts';
+import { formatMicroTime, formatTime } from '../../../apimachinery/time/index.ts';
+import type { JsonValue } from '../../../apimachinery/meta/index.ts';
 import { DecodeError, WIRE_BYTES, WIRE_VARINT, WireReader } from './wire.ts';
 
 /** Returns undefined when the value is left out of the JSON (a zero Time, like Go's `null`). */
@@ -49,8 +50,7 @@ function timestamp(buf: Buffer, start: number, end: number, micro: boolean): str
     throw new DecodeError(`timestamp seconds ${seconds} out of range`);
   }
   if (nanos < 0 || nanos > 999_999_999) throw new DecodeError(`timestamp nanos ${nanos} out of range`);
-  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
-  return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
+  return micro ? formatMicroTime(seconds * 1000, Math.floor(nanos / 1000)) : formatTime(seconds * 1000);
 }
 
 function embeddedJson(buf: Buffer, start: number, end: number, what: string): JsonValue | undefined {

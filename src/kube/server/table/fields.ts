@@ -1,8 +1,8 @@
 // Small readers over untyped JSON objects and the text formats kube's printers share: ages,
 // label maps, label selectors, container lists.
-import { labelSelectorFromObject, type LabelSelector } from '../../selectors/label.ts';
-import type { JsonObject, JsonValue } from '../../types.ts';
-import { humanDuration } from '../../util/duration.ts';
+import { selectorString } from '../../builtins/selector.ts';
+import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
+import { humanDuration } from '../../../apimachinery/time/index.ts';
 
 export function asObj(v: JsonValue | undefined): JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
@@ -73,19 +73,6 @@ export function labelsString(v: JsonValue | undefined): string {
 /** labels.FormatLabels: as labelsString, `<none>` when empty. */
 export function formatLabels(v: JsonValue | undefined): string {
   return labelsString(v) || '<none>';
-}
-
-/**
- * metav1.LabelSelectorAsSelector(sel).String(): requirements sorted by key, set values sorted.
- * Returns undefined for a selector kube cannot convert (unknown operator).
- */
-export function selectorString(v: JsonValue | undefined): string | undefined {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return '';
-  try {
-    return labelSelectorFromObject(v as unknown as LabelSelector).toString();
-  } catch {
-    return undefined;
-  }
 }
 
 /** metav1.FormatLabelSelector: `<none>` for an empty or missing selector, `<error>` for a bad one. */

@@ -2,7 +2,7 @@
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`. Cells are computed server-side, ages
 // included, because kubectl prints them verbatim.
 import type { IncomingMessage } from 'node:http';
-import type { JsonObject } from '../../types.ts';
+import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import type { ListResult } from '../../registry/list.ts';
 import type { ResourceDef } from '../../registry/resource.ts';
 import type { TableRenderer } from '../extensions.ts';

@@ -1,6 +1,6 @@
 // Content negotiation for Tables: which Accept clause wins, and the TableOptions query.
 import type { IncomingMessage } from 'node:http';
-import { badRequest, StatusError } from '../../errors.ts';
+import { badRequest, StatusError } from '../../../apimachinery/errors/index.ts';
 
 export type TableVersion = 'v1' | 'v1beta1';
 export type IncludeObject = 'None' | 'Object' | 'Metadata';

@@ -1,6 +1,6 @@
 // The shapes of a meta.k8s.io Table and of one printer: the columns a kind shows and how one
 // object turns into a row of cells.
-import type { JsonObject } from '../../types.ts';
+import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 
 /** What a Table cell may hold; kubectl prints null as `<none>`. */
 export type Cell = string | number | boolean | null;

@@ -5,6 +5,7 @@
 //     replaces its counterpart as upstream's did (Created replaces Creating, Updating ↔ Updated).
 //   status.conditions: ours, standard metav1.Conditions (SpecValid, WorkloadClusterReachable, Ready).
 // One lifecycle transition per call: each write ends the loop and the next loop takes the next step.
+import { isNodeReady } from '../../../apimachinery/core/index.ts';
 import type { ConditionInput, KubeObject } from '../../../runtime/index.ts';
 import { Labels } from '../../api/labels.ts';
 import type { ClusterCondition, KVMConfigStatus } from '../../api/kvmconfig.ts';
@@ -46,7 +47,7 @@ export function workloadNodeView(node: WorkloadNodeObject, operatorVersion: stri
     version,
     labels,
     upToDate: version === operatorVersion && (nodeRelease === undefined || nodeRelease === release),
-    ready: (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+    ready: isNodeReady(node),
   };
 }
 

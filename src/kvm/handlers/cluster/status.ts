@@ -4,6 +4,7 @@
 // An invalid spec ends every loop here, so no later handler acts on it (parallel lists of unequal
 // length, duplicate node IDs). An unreachable workload API is reported, not fatal: the management-
 // cluster side of the chain still runs.
+import { formatTime } from '../../../apimachinery/time/index.ts';
 import { Nodes, patchStatusFrom, setCondition } from '../../../runtime/index.ts';
 import type { Condition, ConditionInput, HandlerContext, ResourceHandler } from '../../../runtime/index.ts';
 import { KVMConfigs } from '../../api/kvmconfig.ts';
@@ -21,10 +22,6 @@ import {
   workloadNodeView,
 } from './status-compute.ts';
 import type { WorkloadNodeObject, WorkloadNodeView } from './status-compute.ts';
-
-function formatTime(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
-}
 
 /** The version recorded in status.cluster.versions: the release, else the operator version. */
 export function desiredClusterVersion(c: KVMConfig): string {

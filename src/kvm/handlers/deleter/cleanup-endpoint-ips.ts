@@ -10,12 +10,13 @@
 //
 // Pods being deleted are kept in both the count and the ready set: their IPs belong to the
 // drainer's endpoint handler, which removes a master's IP only once its VM has stopped.
+import { isPodReady } from '../../../apimachinery/core/index.ts';
 import { Endpoints, isConflict, isNotFound } from '../../../runtime/index.ts';
 import type { HandlerContext, KubeObject, ResourceHandler } from '../../../runtime/index.ts';
 import type { KVMConfig } from '../../api/kvmconfig.ts';
 import type { KvmDeps } from '../../deps.ts';
 import { clusterNamespace } from '../../key.ts';
-import { internalIps, isPodReady, listNodePods, listWorkloadNodes, nameOf } from './cluster-nodes.ts';
+import { internalIps, listNodePods, listWorkloadNodes, nameOf } from './cluster-nodes.ts';
 import type { NodePod, WorkloadNode } from './cluster-nodes.ts';
 
 export interface EndpointAddress {

@@ -72,29 +72,10 @@ export function isBeingDeleted(o: KubeObject): boolean {
   return o.metadata.deletionTimestamp !== undefined;
 }
 
-export function isPodReady(pod: NodePod): boolean {
-  return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
 export function nodeReadyCondition(node: WorkloadNode): Condition | undefined {
   return (node.status?.conditions ?? []).find((c) => c.type === 'Ready');
 }
 
-export function isNodeReady(node: WorkloadNode): boolean {
-  return nodeReadyCondition(node)?.status === 'True';
-}
-
 export function internalIps(node: WorkloadNode): string[] {
   return (node.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address);
-}
-
-/** "1h2m3s", "42m0s", "15s": how long, for event messages. */
-export function formatDuration(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  if (h > 0) return `${h}h${m}m${s}s`;
-  if (m > 0) return `${m}m${s}s`;
-  return `${s}s`;
 }

@@ -15,13 +15,14 @@
 //     management cluster's answer is wrong or early, and acting on it would empty the cluster.
 // Workload nodes are listed before node pods: a pod always exists before its VM registers a Node,
 // so any Node seen already has its pod in the later list.
+import { isNodeReady } from '../../../apimachinery/core/index.ts';
 import { Nodes, isConflict, isNotFound } from '../../../runtime/index.ts';
 import type { HandlerContext, ResourceHandler } from '../../../runtime/index.ts';
 import type { KVMConfig } from '../../api/kvmconfig.ts';
 import type { KvmDeps } from '../../deps.ts';
 import { clusterNodes } from '../../key.ts';
 import { isWorkloadUnavailable } from '../../workload/index.ts';
-import { isNodeReady, listNodePods, listWorkloadNodes, nameOf } from './cluster-nodes.ts';
+import { listNodePods, listWorkloadNodes, nameOf } from './cluster-nodes.ts';
 import type { NodePod, WorkloadNode } from './cluster-nodes.ts';
 
 /** `<role>-<nodeID>-<replicaset hash>-<pod suffix>`: the name of a node pod, hence of its Node. */

@@ -5,6 +5,7 @@
 //   update path: add the IP (a master at once, a worker once its pod is Ready); never remove one.
 //   delete path: remove the pod's IP; a worker's at once (traffic stops before the drain), a
 //                master's only once its VM stopped (it serves the API until the drain is over).
+import { isPodReady } from '../../../apimachinery/core/index.ts';
 import {
   Endpoints,
   Pods,
@@ -19,7 +20,7 @@ import {
   type ResourceHandler,
 } from '../../../runtime/index.ts';
 import type { KvmDeps } from '../../deps.ts';
-import { endpointIpOf, endpointServiceOf, isDeleting, isPodReady, noContainerRunning, type Pod } from '../../pods.ts';
+import { endpointIpOf, endpointServiceOf, isDeleting, noContainerRunning, type Pod } from '../../pods.ts';
 
 export interface EndpointAddress {
   ip: string;

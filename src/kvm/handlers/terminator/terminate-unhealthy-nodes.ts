@@ -14,6 +14,7 @@
 // later; with durations the same nodes would be bad again at the next run, so instead node pods
 // already being deleted count against both caps: at most 10% of the cluster is being replaced at
 // any time. Nodes without a node pod are the deleter's business, not candidates.
+import { formatDuration } from '../../../apimachinery/time/index.ts';
 import { Pods, isConflict, isNotFound } from '../../../runtime/index.ts';
 import type { HandlerContext, ResourceHandler } from '../../../runtime/index.ts';
 import { Annotations, Labels } from '../../api/labels.ts';
@@ -22,7 +23,6 @@ import type { KvmDeps } from '../../deps.ts';
 import type { ResolvedKvmOptions } from '../../options.ts';
 import { clusterNamespace } from '../../key.ts';
 import {
-  formatDuration,
   isBeingDeleted,
   listNodePods,
   listWorkloadNodes,

@@ -5,8 +5,8 @@ import { ConfigMaps, ControllerBuilder, Secrets, runnableFunc } from '../../../r
 import type { Controller, Manager, Predicate, Request } from '../../../runtime/index.ts';
 import { ConditionTypes, PeerPods } from '../../api/index.ts';
 import type { PeerPod } from '../../api/index.ts';
-import { InformerCredentials, nameScope } from './credentials.ts';
-import type { DataObject } from './credentials.ts';
+import { InformerCredentials, nameScope } from '../../providers/index.ts';
+import type { DataObject } from '../../providers/index.ts';
 import { peerPodMetrics } from './metrics.ts';
 import { CONTROLLER_NAME, resolveOptions } from './options.ts';
 import type { PeerPodControllerOptions, ResolvedOptions } from './options.ts';
@@ -67,7 +67,7 @@ export function setupPeerPodController(manager: Manager, options: PeerPodControl
       maxConcurrentReconciles: opts.maxConcurrentReconciles,
       ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
     })
-    .complete(peerPodReconciler({ client: manager.client, peerPods, pool, credentials, events, opts, log }));
+    .completeWithObjects(peerPodReconciler({ client: manager.client, peerPods, pool, credentials, events, opts, log }));
 
   const sweeper = new OrphanSweeper({
     client: manager.client,
@@ -103,8 +103,9 @@ export {
   DEFAULT_SWEEP_INTERVAL_MS,
   LEADER_ELECTION_ID,
 } from './options.ts';
-export type { PeerPodControllerOptions, ProviderFactory } from './options.ts';
-export { ProviderPool, ProviderUnavailableError } from './provider-pool.ts';
+export type { PeerPodControllerOptions } from './options.ts';
+export { ProviderPool } from './provider-pool.ts';
+export { ProviderUnavailableError } from '../../providers/index.ts';
 export { OrphanSweeper } from './sweep.ts';
 export type { SweepResult } from './sweep.ts';
 export { peerPodRbacRules } from './rbac.ts';

@@ -1,5 +1,5 @@
 // Every tunable of the PeerPod controller and its default, in one place.
-import type { CloudProvider, ProviderOptions } from '../../providers/index.ts';
+import type { ProviderFactory, ProviderOptions } from '../../providers/index.ts';
 import type { RateLimiter } from '../../../runtime/index.ts';
 
 export const CONTROLLER_NAME = 'peerpod';
@@ -8,8 +8,6 @@ export const DEFAULT_CONFIGMAP = 'peer-pods-cm';
 export const DEFAULT_SECRET = 'peer-pods-secret';
 /** Upstream's leader-election ID, so an upstream peerpod-ctrl and ours never run at once. */
 export const LEADER_ELECTION_ID = '33f6c5d6.confidentialcontainers.org';
-
-export type ProviderFactory = (name: string, config: Record<string, string>) => Promise<CloudProvider>;
 
 export interface PeerPodControllerOptions {
   /** Where `peer-pods-cm` and `peer-pods-secret` live ($PEERPODS_NAMESPACE). Required. */

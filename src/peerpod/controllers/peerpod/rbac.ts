@@ -3,14 +3,8 @@
 // its finalizer by patch), no byom-ip-pool-state ConfigMap (no byom provider), and the settings are
 // readable only under their two names; list/watch there work because our informers select them
 // with `metadata.name=<name>`, which RBAC authorizes through resourceNames.
+import type { PolicyRule } from '../../../runtime/index.ts';
 import { GROUP } from '../../api/index.ts';
-
-export interface PolicyRule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-  resourceNames?: string[];
-}
 
 export interface PeerPodRbac {
   /** ClusterRole: PeerPods everywhere, owner Pods (for events), events, the kube-system namespace (cluster UID). */

@@ -20,18 +20,17 @@ import type {
   KubeClient,
   KubeObject,
   Logger,
+  ObjectReconcileFunc,
   OwnerReference,
   ReconcileContext,
-  ReconcileFunc,
   ReconcileResult,
   SharedInformer,
 } from '../../../runtime/index.ts';
-import { InvalidInstanceIdError } from '../../providers/index.ts';
+import { InvalidInstanceIdError, ProviderUnavailableError } from '../../providers/index.ts';
+import type { CredentialSource } from '../../providers/index.ts';
 import { ConditionTypes, PEERPOD_FINALIZER, PeerPods } from '../../api/index.ts';
 import type { PeerPod } from '../../api/index.ts';
-import type { CredentialSource } from './credentials.ts';
 import type { ResolvedOptions } from './options.ts';
-import { ProviderUnavailableError } from './provider-pool.ts';
 import type { ProviderPool } from './provider-pool.ts';
 import { conditionStatus, writeStatus } from './status.ts';
 import type { StatusChange } from './status.ts';
@@ -56,13 +55,8 @@ export function providerNameOf(pp: PeerPod, credentials: CredentialSource): stri
   return pp.spec?.cloudProvider?.trim() || credentials.configFor('').CLOUD_PROVIDER?.trim() || '';
 }
 
-export function peerPodReconciler(d: ReconcilerDeps): ReconcileFunc {
-  return async (req, ctx) => {
-    const pp = d.peerPods.get(req.namespace, req.name);
-    if (!pp) return;
-    if (pp.metadata.deletionTimestamp) return finalize(d, pp, ctx);
-    return reconcileLive(d, pp, ctx);
-  };
+export function peerPodReconciler(d: ReconcilerDeps): ObjectReconcileFunc<PeerPod> {
+  return async (pp, ctx) => (pp.metadata.deletionTimestamp ? finalize(d, pp, ctx) : reconcileLive(d, pp, ctx));
 }
 
 async function finalize(d: ReconcilerDeps, pp: PeerPod, ctx: ReconcileContext): Promise<ReconcileResult | void> {

@@ -15,14 +15,12 @@ import type {
   Runnable,
   SharedInformer,
 } from '../../../runtime/index.ts';
-import { CLUSTER_UID_TAG } from '../../providers/index.ts';
-import type { Instance } from '../../providers/index.ts';
+import { CLUSTER_UID_TAG, ProviderUnavailableError } from '../../providers/index.ts';
+import type { CredentialSource, Instance } from '../../providers/index.ts';
 import { PeerPods } from '../../api/index.ts';
 import type { PeerPod } from '../../api/index.ts';
-import type { CredentialSource } from './credentials.ts';
 import type { PeerPodMetrics } from './metrics.ts';
 import type { ResolvedOptions } from './options.ts';
-import { ProviderUnavailableError } from './provider-pool.ts';
 import type { ProviderPool } from './provider-pool.ts';
 
 export interface SweepDeps {

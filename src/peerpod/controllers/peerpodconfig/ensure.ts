@@ -3,14 +3,11 @@
 // defaults (dnsPolicy, terminationMessagePath, clusterIP, ...) never look like drift and an
 // unchanged object is never rewritten — a blind Update rolled the adaptor on every reconcile
 // upstream (OSC PR #1917).
+import { isObject } from '../../../apimachinery/json/index.ts';
 import { createOrPatch, setControllerReference } from '../../../runtime/index.ts';
 import type { HelperClient, KubeObject, OperationResult, ResourceType } from '../../../runtime/index.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** True when every field set in `want` has the same value in `have` (arrays: same length, pairwise). */
 export function isDerivative(want: unknown, have: unknown): boolean {

@@ -70,7 +70,7 @@ export function setupPeerPodConfigController(
   };
 
   let builder = new ControllerBuilder(manager, CONTROLLER_NAME)
-    .for(PeerPodConfigs, { predicates: [specOrLifecycleChanged()] })
+    .for<PeerPodConfig>(PeerPodConfigs, { predicates: [specOrLifecycleChanged()] })
     .watches<NodeObject>(Nodes, allConfigs, { predicates: [nodeChanged(opts.extendedResource)] })
     .owns(DaemonSets, managed);
   if (opts.webhook) {
@@ -85,10 +85,9 @@ export function setupPeerPodConfigController(
       maxConcurrentReconciles: opts.maxConcurrentReconciles,
       ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
     })
-    .complete(
+    .completeWithObjects(
       peerPodConfigReconciler({
         client: manager.client,
-        config: (ns, name) => configs.get(ns, name),
         nodes: () => nodes.list(),
         configExists: (key) => {
           const [ns, name] = key.split('/');
@@ -121,3 +120,4 @@ export {
 } from './objects.ts';
 export { OWNER_ANNOTATION } from './nodes.ts';
 export { spreadVms } from './spread.ts';
+export { peerPodConfigRbacRules } from './rbac.ts';

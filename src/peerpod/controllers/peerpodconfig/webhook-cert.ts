@@ -5,8 +5,8 @@
 // certificate keep being trusted while the Secret volume update reaches them.
 import { Secrets, isNotFound } from '../../../runtime/index.ts';
 import type { KubeClient, KubeObject } from '../../../runtime/index.ts';
-import { certInfo, createCa, issueServingCert, renewAt, verifyPair } from '../../certs/index.ts';
-import type { PemPair } from '../../certs/index.ts';
+import { certInfo, createCa, issueServingCert, renewAt, verifyPair } from '../../../apimachinery/certs/index.ts';
+import type { PemPair } from '../../../apimachinery/certs/index.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
 import { ensure } from './ensure.ts';
 import { MANAGED_BY, MANAGED_BY_LABEL, WEBHOOK_SECRET, serviceDnsNames } from './objects.ts';
@@ -52,7 +52,7 @@ export async function ensureWebhookCertificates(
   let ca: PemPair = { certPem: bundle[0] ?? '', keyPem: unb64(data['ca.key']) };
   const caInfo = certInfo(ca.certPem);
   if (!caInfo || !ca.keyPem || now >= renewAt(caInfo, w.renewFraction)) {
-    ca = createCa(`peer-pods-webhook-ca.${ns}`, w.caValidityMs, now);
+    ca = createCa(`peer-pods-webhook-ca.${ns}`, { validMs: w.caValidityMs, now });
     bundle.unshift(ca.certPem);
     issued.push('ca');
   }
@@ -66,7 +66,7 @@ export async function ensureWebhookCertificates(
     names.every((n) => sInfo.dnsNames.includes(n)) &&
     verifyPair(ca.certPem, serving.certPem, serving.keyPem);
   if (!servingOk) {
-    serving = issueServingCert(ca, names, w.certValidityMs, now);
+    serving = issueServingCert(ca, { dnsNames: names, validMs: w.certValidityMs, now });
     issued.push('serving');
   }
 

@@ -1,12 +1,12 @@
 // The typed Pod helpers the drainer controller decides with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isPodReady } from '../../../../src/apimachinery/index.ts';
 import { Annotations } from '../../../../src/kvm/api/index.ts';
 import {
   allContainersTerminated,
   endpointIpOf,
   isPodDrained,
-  isPodReady,
   noContainerRunning,
   type ContainerState,
   type Pod,

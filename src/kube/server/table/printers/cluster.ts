@@ -1,7 +1,7 @@
 // Cluster plumbing kinds: leases, runtime classes, webhook configurations, disruption budgets,
 // priority classes and resource quotas.
 import { AGE, col, NAME } from '../columns.ts';
-import type { JsonObject } from '../../../types.ts';
+import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
 import { ageOf, asInt, asList, asObj, asStr, at, intOrString, nameOf } from '../fields.ts';
 import type { Printer } from '../types.ts';
 

@@ -2,7 +2,7 @@
 // LimitRanges): NAME and CREATED AT, the creation time in RFC 3339 rather than an age.
 import { CREATION_TIMESTAMP_DOC, NAME } from '../columns.ts';
 import { meta, nameOf, timeMs } from '../fields.ts';
-import { formatTime } from '../../../util/duration.ts';
+import { formatTime } from '../../../../apimachinery/time/index.ts';
 import type { Printer } from '../types.ts';
 
 export const defaultPrinter: Printer = {

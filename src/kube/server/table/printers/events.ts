@@ -1,6 +1,6 @@
 // Events, for both core/v1 and the events.k8s.io/v1 view (kube prints both from the same
 // internal Event): LAST SEEN, TYPE, REASON, OBJECT, MESSAGE, and more in wide output.
-import type { JsonObject } from '../../../types.ts';
+import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
 import { col, NAME, wide } from '../columns.ts';
 import { asInt, asObj, asStr, nameOf, since, timeMs } from '../fields.ts';
 import type { Printer } from '../types.ts';

@@ -1,6 +1,6 @@
 // Nodes: STATUS from the Ready condition (plus SchedulingDisabled when cordoned) and ROLES from
 // node-role.kubernetes.io/<role> and kubernetes.io/role labels.
-import type { JsonObject } from '../../../types.ts';
+import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
 import { AGE, col, NAME, wide } from '../columns.ts';
 import { ageOf, asList, asObj, asStr, at, meta, nameOf } from '../fields.ts';
 import type { Printer } from '../types.ts';

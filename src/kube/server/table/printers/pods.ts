@@ -1,9 +1,9 @@
 // Pods as kube-apiserver prints them: READY n/m, a STATUS that prefers the most telling
 // container reason (ContainerCreating, CrashLoopBackOff, Init:0/1, Completed, Terminating) and
 // RESTARTS with the age of the last restart.
-import type { JsonObject } from '../../../types.ts';
+import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
 import { AGE, col, NAME, wide } from '../columns.ts';
-import { humanDuration } from '../../../util/duration.ts';
+import { humanDuration } from '../../../../apimachinery/time/index.ts';
 import { ageOf, asInt, asList, asObj, asStr, at, conditionTrue, meta, nameOf, timeMs } from '../fields.ts';
 import type { Cell, Printer, RowCondition } from '../types.ts';
 

@@ -1,6 +1,6 @@
 // RoleBindings and ClusterRoleBindings; Roles and ClusterRoles have no printer in kube and use
 // the default NAME / CREATED AT table.
-import type { JsonObject } from '../../../types.ts';
+import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
 import { AGE, col, NAME, wide } from '../columns.ts';
 import { ageOf, asList, asObj, asStr, nameOf } from '../fields.ts';
 import type { Printer } from '../types.ts';

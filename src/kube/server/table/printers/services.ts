@@ -1,6 +1,6 @@
 // Services, Endpoints, Ingresses and NetworkPolicies.
 import { isIPv6 } from 'node:net';
-import type { JsonObject, JsonValue } from '../../../types.ts';
+import type { JsonObject, JsonValue } from '../../../../apimachinery/meta/index.ts';
 import { AGE, col, NAME, wide } from '../columns.ts';
 import { ageOf, asInt, asList, asObj, asStr, at, formatLabels, formatSelector, nameOf } from '../fields.ts';
 import type { Printer } from '../types.ts';

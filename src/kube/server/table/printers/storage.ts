@@ -1,5 +1,5 @@
 // PersistentVolumes and PersistentVolumeClaims.
-import type { JsonObject, JsonValue } from '../../../types.ts';
+import type { JsonObject, JsonValue } from '../../../../apimachinery/meta/index.ts';
 import { AGE, col, NAME, wide } from '../columns.ts';
 import { ageOf, asObj, asStr, at, meta, nameOf } from '../fields.ts';
 import type { Printer } from '../types.ts';

@@ -1,7 +1,7 @@
 // Workload controllers: deployments, replicasets, daemonsets, statefulsets, jobs and
 // controllerrevisions, with their template's containers and images in wide output.
-import type { JsonObject } from '../../../types.ts';
-import { humanDuration } from '../../../util/duration.ts';
+import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
+import { humanDuration } from '../../../../apimachinery/time/index.ts';
 import { AGE, col, CONTAINERS, IMAGES, NAME, wide } from '../columns.ts';
 import {
   ageOf,
@@ -15,10 +15,10 @@ import {
   formatSelector,
   meta,
   nameOf,
-  selectorString,
   since,
   timeMs,
 } from '../fields.ts';
+import { selectorString } from '../../../builtins/selector.ts';
 import type { Printer } from '../types.ts';
 
 const SELECTOR = wide('Selector', 'string', 'Label selector for pods.');

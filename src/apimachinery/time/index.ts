@@ -1,0 +1,2 @@
+export { formatMicroTime, formatTime, goTimeString, parseMicroTime } from './format.ts';
+export { formatDuration, humanDuration, parseDuration, shortHumanDuration } from './duration.ts';

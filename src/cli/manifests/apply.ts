@@ -1,0 +1,89 @@
+// Applying generated manifests to a cluster through the runtime client: server-side apply with
+// field manager `peerpods` (re-running is a no-op, and fields other managers own are left alone),
+// and deletes in reverse dependency order.
+import {
+  ClusterRoleBindings,
+  ClusterRoles,
+  ConfigMaps,
+  CustomResourceDefinitions,
+  Deployments,
+  Namespaces,
+  RoleBindings,
+  Roles,
+  Secrets,
+  ServiceAccounts,
+  Services,
+  isNotFound,
+  serverSideApply,
+  waitEstablished,
+} from '../../runtime/index.ts';
+import type { KubeClient, KubeObject, ResourceType } from '../../runtime/index.ts';
+import { PeerPods } from '../../peerpod/index.ts';
+
+export const FIELD_MANAGER = 'peerpods';
+
+const TYPES: ResourceType[] = [
+  Namespaces,
+  CustomResourceDefinitions,
+  ServiceAccounts,
+  ClusterRoles,
+  ClusterRoleBindings,
+  Roles,
+  RoleBindings,
+  ConfigMaps,
+  Secrets,
+  Services,
+  Deployments,
+  PeerPods,
+];
+
+function typeOf(obj: KubeObject): ResourceType {
+  const t = TYPES.find(
+    (r) => r.kind === obj.kind && (r.group ? `${r.group}/${r.version}` : r.version) === obj.apiVersion,
+  );
+  if (!t) throw new Error(`no resource type known for ${obj.apiVersion} ${obj.kind}`);
+  return t;
+}
+
+/** Apply order: what others depend on first (namespaces, CRDs, RBAC), workloads last. */
+function rank(obj: KubeObject): number {
+  const i = TYPES.indexOf(typeOf(obj));
+  return i < 0 ? TYPES.length : i;
+}
+
+function describe(obj: KubeObject): string {
+  const ns = obj.metadata.namespace ? `${obj.metadata.namespace}/` : '';
+  return `${obj.kind} ${ns}${obj.metadata.name}`;
+}
+
+export async function applyAll(
+  client: KubeClient,
+  objects: KubeObject[],
+  log: (line: string) => void = () => {},
+): Promise<void> {
+  const sorted = [...objects].sort((a, b) => rank(a) - rank(b));
+  for (const obj of sorted) {
+    await serverSideApply(client, typeOf(obj), obj, { fieldManager: FIELD_MANAGER, force: true });
+    log(`applied ${describe(obj)}`);
+    if (obj.kind === 'CustomResourceDefinition') await waitEstablished(client, obj.metadata.name as string);
+  }
+}
+
+export async function deleteAll(
+  client: KubeClient,
+  objects: KubeObject[],
+  log: (line: string) => void = () => {},
+): Promise<void> {
+  const sorted = [...objects].sort((a, b) => rank(b) - rank(a));
+  for (const obj of sorted) {
+    try {
+      await client.delete(typeOf(obj), obj.metadata.name as string, obj.metadata.namespace, {
+        propagationPolicy: 'Background',
+      });
+      log(`deleted ${describe(obj)}`);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      log(`${describe(obj)} not found`);
+    }
+  }
+}

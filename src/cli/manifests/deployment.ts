@@ -1,0 +1,55 @@
+// The Deployment of an operator that `peerpods run <operator>` starts: one leader-elected replica,
+// probes on the manager's health port, a locked-down container. Shared by the generated manifests.
+import type { KubeObject } from '../../runtime/index.ts';
+
+export const PROBE_PORT = 8081;
+
+export interface OperatorDeploymentSpec {
+  name: string;
+  namespace: string;
+  image: string;
+  serviceAccountName: string;
+  /** Labels of the Deployment (the selector is added to them). */
+  labels: Record<string, string>;
+  selector: Record<string, string>;
+  /** The `run` subcommand, e.g. "kvm-operator". */
+  operator: string;
+  resources: { requests: Record<string, string>; limits: Record<string, string> };
+}
+
+export function operatorDeployment(o: OperatorDeploymentSpec): KubeObject {
+  const probe = (path: string) => ({ httpGet: { path, port: PROBE_PORT }, periodSeconds: 10 });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: o.name, namespace: o.namespace, labels: { ...o.labels, ...o.selector } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: o.selector },
+      template: {
+        metadata: { labels: o.selector },
+        spec: {
+          serviceAccountName: o.serviceAccountName,
+          securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name: 'manager',
+              image: o.image,
+              args: ['run', o.operator, '--leader-elect', `--health-probe-bind-address=:${PROBE_PORT}`],
+              env: [{ name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+              ports: [{ name: 'probes', containerPort: PROBE_PORT, protocol: 'TCP' }],
+              livenessProbe: probe('/healthz'),
+              readinessProbe: probe('/readyz'),
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              resources: o.resources,
+            },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,232 @@
+// The deploy manifests, generated from code (the CRD schema, the controller's RBAC rules, its
+// options): kustomize layers laid out as kubebuilder's `config/`. Names are written out in full
+// (no namePrefix/namespace transformers), so `kubectl apply -k config/default` and
+// `peerpods deploy` create exactly the same objects.
+import { stringify } from 'yaml';
+import type { KubeObject } from '../../runtime/index.ts';
+import {
+  API_VERSION,
+  DEFAULT_CONFIGMAP,
+  DEFAULT_SECRET,
+  LEADER_ELECTION_ID,
+  allCrds,
+  peerPodConfigRbacRules,
+  peerPodRbacRules,
+} from '../../peerpod/index.ts';
+import { kvmLayers } from './kvm.ts';
+import { PROBE_PORT, operatorDeployment } from './deployment.ts';
+
+export interface ManifestOptions {
+  /** Namespace of the operator (its $PEERPODS_NAMESPACE). Default peerpods-system. */
+  namespace?: string;
+  image?: string;
+}
+
+export const DEFAULT_NAMESPACE = 'peerpods-system';
+export const DEFAULT_IMAGE = 'ghcr.io/peerpods/peerpods:latest';
+const NAME = 'peerpods-controller-manager';
+const LABELS = { 'app.kubernetes.io/name': 'peerpods', 'app.kubernetes.io/managed-by': 'peerpods' };
+const SELECTOR = { 'control-plane': 'peerpod-controller' };
+const PPC_NAME = 'peerpods-peerpodconfig-controller';
+const PPC_ROLE = 'peerpods-peerpodconfig-role';
+
+export interface Layers {
+  crd: KubeObject[];
+  rbac: KubeObject[];
+  manager: KubeObject[];
+  samples: KubeObject[];
+}
+
+function meta(name: string, namespace?: string): KubeObject['metadata'] {
+  return { name, ...(namespace ? { namespace } : {}), labels: { ...LABELS } };
+}
+
+export function buildLayers(opts: ManifestOptions = {}): Layers {
+  const ns = opts.namespace ?? DEFAULT_NAMESPACE;
+  const rules = peerPodRbacRules({ configMap: DEFAULT_CONFIGMAP, secret: DEFAULT_SECRET });
+  const ppcRules = peerPodConfigRbacRules();
+  const subject = [{ kind: 'ServiceAccount', name: NAME, namespace: ns }];
+  const rbacApi = 'rbac.authorization.k8s.io/v1';
+  const binding = (kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, roleKind: string, roleName: string) => ({
+    apiVersion: rbacApi,
+    kind,
+    metadata: meta(name, kind === 'RoleBinding' ? ns : undefined),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleName },
+    subjects: subject,
+  });
+  const rbac: KubeObject[] = [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME, ns) },
+    { apiVersion: rbacApi, kind: 'ClusterRole', metadata: meta('peerpods-manager-role'), rules: rules.cluster },
+    binding('ClusterRoleBinding', 'peerpods-manager-rolebinding', 'ClusterRole', 'peerpods-manager-role'),
+    { apiVersion: rbacApi, kind: 'Role', metadata: meta('peerpods-settings-reader', ns), rules: rules.settings },
+    binding('RoleBinding', 'peerpods-settings-reader-binding', 'Role', 'peerpods-settings-reader'),
+    {
+      apiVersion: rbacApi,
+      kind: 'Role',
+      metadata: meta('peerpods-leader-election-role', ns),
+      rules: rules.leaderElection,
+    },
+    binding('RoleBinding', 'peerpods-leader-election-rolebinding', 'Role', 'peerpods-leader-election-role'),
+    // The PeerPodConfig controller runs under the same service account (its own Deployment).
+    { apiVersion: rbacApi, kind: 'ClusterRole', metadata: meta(PPC_ROLE), rules: ppcRules.cluster },
+    binding('ClusterRoleBinding', `${PPC_ROLE}binding`, 'ClusterRole', PPC_ROLE),
+    { apiVersion: rbacApi, kind: 'Role', metadata: meta(PPC_ROLE, ns), rules: ppcRules.namespaced },
+    binding('RoleBinding', `${PPC_ROLE}binding`, 'Role', PPC_ROLE),
+  ];
+  const manager: KubeObject[] = [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns) },
+    deployment(ns, opts.image ?? DEFAULT_IMAGE),
+    peerPodConfigDeployment(ns, opts.image ?? DEFAULT_IMAGE),
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta('peerpods-controller-manager-metrics', ns),
+      spec: {
+        selector: SELECTOR,
+        ports: [{ name: 'http-metrics', port: PROBE_PORT, targetPort: PROBE_PORT, protocol: 'TCP' }],
+      },
+    },
+  ];
+  const samples: KubeObject[] = [
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta(DEFAULT_CONFIGMAP, ns),
+      data: { CLOUD_PROVIDER: 'libvirt', LIBVIRT_URI: 'qemu+ssh://root@192.168.122.1/system?no_verify=1' },
+    },
+    {
+      apiVersion: API_VERSION,
+      kind: 'PeerPod',
+      metadata: { name: 'peerpod-sample', namespace: 'default' },
+      spec: { cloudProvider: 'libvirt', instanceID: '96a46f92-0000-4000-8000-000000000000' },
+    },
+  ];
+  const kvm = kvmLayers(ns, opts.image ?? DEFAULT_IMAGE, LABELS);
+  return {
+    crd: [...allCrds(), ...kvm.crd],
+    rbac: [...rbac, ...kvm.rbac],
+    manager: [...manager, ...kvm.manager],
+    samples: [...samples, ...kvm.samples],
+  };
+}
+
+function deployment(ns: string, image: string): KubeObject {
+  const probe = (path: string, initialDelaySeconds: number) => ({
+    httpGet: { path, port: PROBE_PORT },
+    initialDelaySeconds,
+    periodSeconds: 10,
+  });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { ...meta(NAME, ns), labels: { ...LABELS, ...SELECTOR } },
+    spec: {
+      // One active replica at a time is guaranteed by the Lease; more replicas are hot standbys.
+      replicas: 1,
+      selector: { matchLabels: SELECTOR },
+      template: {
+        metadata: { labels: SELECTOR, annotations: { 'kubectl.kubernetes.io/default-container': 'manager' } },
+        spec: {
+          serviceAccountName: NAME,
+          // In-flight deletes get the manager's 30 s graceful shutdown before the kubelet kills us.
+          terminationGracePeriodSeconds: 40,
+          securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name: 'manager',
+              image,
+              args: ['run', 'peerpod-controller', '--leader-elect', `--health-probe-bind-address=:${PROBE_PORT}`],
+              env: [
+                { name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                { name: 'PEERPODS_STATE_DIR', value: '/tmp/peerpods' },
+              ],
+              ports: [{ name: 'probes', containerPort: PROBE_PORT, protocol: 'TCP' }],
+              livenessProbe: probe('/healthz', 15),
+              readinessProbe: probe('/readyz', 5),
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              resources: { requests: { cpu: '10m', memory: '96Mi' }, limits: { memory: '512Mi' } },
+              volumeMounts: [
+                // libvirt over qemu+ssh, as upstream: the key comes from an optional secret.
+                { name: 'ssh', mountPath: '/root/.ssh', readOnly: true },
+                { name: 'tmp', mountPath: '/tmp' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'ssh', secret: { secretName: 'ssh-key-secret', optional: true, defaultMode: 0o600 } },
+            { name: 'tmp', emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** `run peerpodconfig-controller`: cluster-scoped work (nodes, webhook config), so one leader-elected replica. */
+function peerPodConfigDeployment(ns: string, image: string): KubeObject {
+  return operatorDeployment({
+    name: PPC_NAME,
+    namespace: ns,
+    image,
+    serviceAccountName: NAME,
+    labels: LABELS,
+    selector: { 'control-plane': 'peerpodconfig-controller' },
+    operator: 'peerpodconfig-controller',
+    resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+  });
+}
+
+export interface ManifestFile {
+  /** Relative to the output directory (config/). */
+  path: string;
+  content: string;
+}
+
+const HEADER = '# Generated by `peerpods manifests`; do not edit.\n';
+
+function yamlDocs(objects: KubeObject[]): string {
+  return HEADER + objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+}
+
+function kustomization(resources: string[], extra: Record<string, unknown> = {}): string {
+  return (
+    HEADER + stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', ...extra, resources })
+  );
+}
+
+function fileName(o: KubeObject): string {
+  return `${o.kind?.toLowerCase()}_${o.metadata.name}.yaml`;
+}
+
+/** Every file of config/, one object per file, with a kustomization.yaml per layer. */
+export function buildFiles(opts: ManifestOptions = {}): ManifestFile[] {
+  const layers = buildLayers(opts);
+  const files: ManifestFile[] = [];
+  const layer = (dir: string, objects: KubeObject[], name: (o: KubeObject) => string = fileName) => {
+    const names = objects.map(name);
+    objects.forEach((o, i) => files.push({ path: `${dir}/${names[i]}`, content: yamlDocs([o]) }));
+    files.push({ path: `${dir}/kustomization.yaml`, content: kustomization(names) });
+  };
+  const crdName = (o: KubeObject) => {
+    const spec = o.spec as { group: string; names: { plural: string } };
+    return `bases/${spec.group}_${spec.names.plural}.yaml`;
+  };
+  layer('crd', layers.crd, crdName);
+  layer('rbac', layers.rbac);
+  layer('manager', layers.manager);
+  layer('samples', layers.samples);
+  files.push({ path: 'default/kustomization.yaml', content: kustomization(['../crd', '../rbac', '../manager']) });
+  return files;
+}
+
+/** The objects `peerpods deploy` applies: config/default (CRDs, RBAC, manager). */
+export function deployObjects(opts: ManifestOptions = {}): KubeObject[] {
+  const l = buildLayers(opts);
+  return [...l.crd, ...l.rbac, ...l.manager];
+}
+
+export { LEADER_ELECTION_ID };

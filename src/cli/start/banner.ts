@@ -1,0 +1,61 @@
+// What `peerpods start` prints: which provider and why, where things are, and the kubectl commands
+// that walk through a peer pod's life.
+import { relative } from 'node:path';
+import { stringify } from 'yaml';
+import { QEMU_BINARY, RUNTIME_CLASS, SAMPLE_LIMIT, peerPodManifest } from '../../peerpod/index.ts';
+import type { ProviderChoice } from '../../peerpod/index.ts';
+
+export function peerPodYaml(name: string): string {
+  return stringify(peerPodManifest(name));
+}
+
+export interface BannerInfo {
+  url: string;
+  kubeconfigPath: string;
+  stateDir: string;
+  logFile: string;
+  manifestPath: string;
+  provider: ProviderChoice;
+  providerConfig: Record<string, string>;
+  nodes: string[];
+  clusterUid: string;
+  webhook: { host: string; port: number };
+  reapedAtStart: number;
+}
+
+/** Paths relative to the working directory when they are inside it: shorter, copy-pasteable. */
+function rel(p: string): string {
+  const r = relative(process.cwd(), p);
+  return r && !r.startsWith('..') ? r : p;
+}
+
+export function bannerLines(b: BannerInfo): string[] {
+  const k = `kubectl --kubeconfig ${rel(b.kubeconfigPath)}`;
+  const lines = [
+    `peerpods: control plane ${b.url} · ${b.nodes.length} simulated worker nodes (${b.nodes.join(', ')}) · cluster UID ${b.clusterUid}`,
+    `provider: ${b.provider.name} — ${b.provider.reason}`,
+  ];
+  if (b.provider.installHint) lines.push(`          ${b.provider.installHint}; then restart`);
+  if (b.provider.name === 'qemu')
+    lines.push(`          VM state, logs and QMP sockets: ${rel(b.providerConfig.QEMU_STATE_DIR)}`);
+  if (b.reapedAtStart > 0) lines.push(`          deleted ${b.reapedAtStart} VM(s) an earlier run left behind`);
+  lines.push(
+    `running: PeerPod + PeerPodConfig controllers, pod webhook (https://${b.webhook.host}:${b.webhook.port}, in-process;`,
+    `         a real cluster runs the peer-pods-webhook Deployment), one adaptor per node, RuntimeClass ${RUNTIME_CLASS},`,
+    `         PeerPodConfig peerpodconfig-sample (limit ${SAMPLE_LIMIT} VMs, spread over the nodes)`,
+    `kubeconfig: ${rel(b.kubeconfigPath)} · logs: ${rel(b.logFile)}`,
+    '',
+    'try:',
+    `  ${k} apply -f ${rel(b.manifestPath)}            # a pod with runtimeClassName ${RUNTIME_CLASS}`,
+    `  ${k} get pods,peerpods -o wide                    # the pod Running, its PeerPod`,
+    `  ${k} get pod peer-pod-1 -o jsonpath='{.metadata.annotations}{"\\n"}{.spec.containers[0].resources}{"\\n"}'`,
+    `  ${k} get peerpods -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.spec.cloudProvider}{"\\t"}{.spec.instanceID}{"\\n"}{end}'`,
+  );
+  if (b.provider.name === 'qemu') lines.push(`  ps -o pid,args -C ${QEMU_BINARY}                      # the pod's VM`);
+  lines.push(
+    `  ${k} get nodes -o custom-columns=NAME:.metadata.name,VMS:.status.allocatable.kata\\.peerpods\\.io/vm`,
+    `  ${k} delete pod peer-pod-1                        # the VM goes, then the PeerPod`,
+    '',
+  );
+  return lines;
+}

@@ -1,0 +1,151 @@
+// `peerpods start` (= `npm start`), the main job: the embedded control plane with simulated worker
+// nodes and the whole peer-pods stack on it (controllers, webhook, one adaptor per node), a sample
+// PeerPodConfig, a kubeconfig and the kubectl commands to try; then a live summary until Ctrl-C,
+// which stops everything and checks that no VM process is left.
+import { InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createLogger } from '../../runtime/index.ts';
+import type { Logger } from '../../runtime/index.ts';
+import { chooseProvider, formatSummary, qemuProcessesUnder, summarize } from '../../peerpod/index.ts';
+import type { DrainReport, ProviderChoice, StackProviderName } from '../../peerpod/index.ts';
+import { DEFAULT_KUBECONFIG } from '../cluster/command.ts';
+import { startLocalStack } from './local-stack.ts';
+import type { LocalStack } from './local-stack.ts';
+import { parseDurationFlag, parsePort } from '../options.ts';
+import { onShutdown } from '../signals.ts';
+import { bannerLines, peerPodYaml } from './banner.ts';
+
+export interface StartOptions {
+  port: number;
+  kubeconfig: string;
+  provider?: StackProviderName;
+  nodes: number;
+  summaryInterval: number;
+  orphanGrace: number;
+}
+
+export function parseProvider(value: string): StackProviderName {
+  if (value !== 'qemu' && value !== 'simulated') throw new InvalidArgumentError('must be qemu or simulated');
+  return value;
+}
+
+export function parseNodeCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 100) throw new InvalidArgumentError('must be an integer within 1..100');
+  return n;
+}
+
+/** JSON logs go to a file next to the kubeconfig, so the terminal shows the banner and the summary. */
+export function fileLogger(name: string, file: string): Logger {
+  return createLogger(name, { destination: createWriteStream(file, { flags: 'a' }) });
+}
+
+/** The stack, the banner and `peerpods ready`; shared with tests that drive it in-process. */
+export async function startMain(
+  o: StartOptions,
+  print: (line: string) => void,
+): Promise<{ local: LocalStack; choice: ProviderChoice; stateDir: string }> {
+  const kubeconfigPath = path.resolve(o.kubeconfig);
+  const stateDir = path.dirname(kubeconfigPath);
+  const choice = await chooseProvider(o.provider);
+  const logFile = path.join(stateDir, 'peerpods.log');
+  print(`peerpods: starting (provider ${choice.name}; logs in ${logFile})`);
+  const local = await startLocalStack({
+    port: o.port,
+    kubeconfigPath,
+    nodes: o.nodes,
+    provider: choice.name,
+    stateDir,
+    logger: fileLogger('peerpods', logFile),
+    orphanGraceMs: o.orphanGrace,
+  });
+  const manifestPath = path.join(stateDir, 'peer-pod.yaml');
+  writeFileSync(manifestPath, peerPodYaml('peer-pod-1'));
+  const { stack } = local;
+  for (const line of bannerLines({
+    url: local.cp.url,
+    kubeconfigPath,
+    stateDir,
+    logFile,
+    manifestPath,
+    provider: choice,
+    providerConfig: stack.providerConfig,
+    nodes: local.nodes,
+    clusterUid: stack.clusterUid,
+    webhook: stack.webhookAddress,
+    reapedAtStart: stack.reapedAtStart,
+  }))
+    print(line);
+  print(`peerpods ready: ${local.nodes.length} nodes, provider ${choice.name} (Ctrl-C stops everything)`);
+  return { local, choice, stateDir };
+}
+
+/** Prints the summary when it changes; returns the function that stops it. */
+function liveSummary(local: LocalStack, intervalMs: number, print: (line: string) => void): () => Promise<void> {
+  let last = '';
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = async (): Promise<void> => {
+    try {
+      const line = formatSummary(await summarize(local.stack.client, local.stack.provider, local.stack.clusterUid));
+      if (line !== last && !stopped) print(`[${new Date().toTimeString().slice(0, 8)}] ${line}`);
+      last = line;
+    } catch {
+      // A missed tick (the API busy or stopping) is shown by the next one.
+    }
+  };
+  running = tick();
+  const timer = setInterval(() => {
+    running = running.then(tick);
+  }, intervalMs);
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}
+
+/** Stops the stack and proves no VM process is left; throws (exit 1) when one is. */
+export async function stopMain(
+  local: LocalStack,
+  choice: ProviderChoice,
+  stateDir: string,
+  print: (line: string) => void,
+): Promise<DrainReport> {
+  print('peerpods: deleting peer pods (their adaptors delete the VMs), then stopping');
+  const report = await local.stop();
+  const forced = report.forceDeleted ? `, ${report.forceDeleted} force-deleted` : '';
+  const direct = report.vmsDeletedDirectly ? `, ${report.vmsDeletedDirectly} VM(s) deleted through the provider` : '';
+  print(`peerpods: ${report.podsDeleted} peer pod(s) deleted${forced}${direct} in ${report.ms} ms`);
+  if (choice.name === 'qemu') {
+    const left = await qemuProcessesUnder(path.join(stateDir, 'qemu'));
+    if (left.length > 0) throw new Error(`VM processes left behind: ${left.map((p) => p.pid).join(', ')}`);
+    print('peerpods: stopped; no VM process left');
+  } else {
+    print(`peerpods: stopped; ${report.vmsLeft} simulated VM(s) left`);
+  }
+  return report;
+}
+
+export function registerStartCommand(program: Command): void {
+  program
+    .command('start')
+    .description('run the control plane with simulated nodes and the whole peer-pods stack; Ctrl-C stops it')
+    .option('--port <n>', 'API server port (0 picks a free one)', parsePort, 0)
+    .option('--kubeconfig <file>', 'where to write the kubeconfig (state goes next to it)', DEFAULT_KUBECONFIG)
+    .option('--provider <name>', 'qemu or simulated (default: qemu when qemu-system-x86_64 runs)', parseProvider)
+    .option('--nodes <n>', 'simulated worker nodes', parseNodeCount, 2)
+    .option('--summary-interval <duration>', 'how often the live summary is checked', parseDurationFlag, 3000)
+    .option('--orphan-grace <duration>', 'age before a VM no PeerPod names is deleted', parseDurationFlag, 60_000)
+    .action(async (o: StartOptions) => {
+      const print = (line: string): void => console.log(line);
+      const { local, choice, stateDir } = await startMain(o, print);
+      const stopSummary = liveSummary(local, o.summaryInterval, print);
+      onShutdown(async () => {
+        await stopSummary();
+        await stopMain(local, choice, stateDir, print);
+      });
+    });
+}

@@ -1,0 +1,81 @@
+// The pieces that turn the API server into a local cluster: node lifecycle (condition taints,
+// pod GC), the scheduler and the simulated nodes. Kept here so startControlPlane wires one thing.
+import type { Storage } from '../../storage/storage.ts';
+import type { ResourceCatalog } from '../../registry/catalog.ts';
+import type { ObjectStore } from '../../registry/store/index.ts';
+import type { Subresources } from '../../registry/subresources/index.ts';
+import { NodeLifecycleController } from '../lifecycle/node.ts';
+import { Scheduler } from '../scheduler/scheduler.ts';
+import { SimulatedNodes, type NodeAgentHandler } from './simulated-nodes.ts';
+import type { SimulatedNodeConfig } from './node-object.ts';
+
+export interface ClusterOptions {
+  /** Simulated worker nodes created at start (node-1..N). Default 0. */
+  nodes?: number;
+  /** Run the built-in scheduler. Default true. */
+  scheduler?: boolean;
+  /** Capacity, heartbeat interval and shutdown time of simulated nodes. */
+  simulatedNodes?: Partial<SimulatedNodeConfig>;
+}
+
+/** What `internals.nodes` offers. */
+export interface NodeControls {
+  add(name?: string): Promise<string>;
+  remove(name: string): Promise<void>;
+  setReady(name: string, ready: boolean): Promise<void>;
+  list(): string[];
+  /** Resolves once every kubelet has caught up with pending pod changes. */
+  idle(): Promise<void>;
+}
+
+export interface ClusterControllers {
+  nodes: NodeControls;
+  scheduler?: Scheduler;
+  registerNodeAgent(runtimeClassName: string, handler?: NodeAgentHandler): void;
+  unregisterNodeAgent(runtimeClassName: string): void;
+  /** Creates the initial nodes; call once the bootstrap namespaces exist. */
+  bootstrap(): Promise<void>;
+  stop(): void;
+}
+
+export function startClusterControllers(
+  deps: { storage: Storage; store: ObjectStore; catalog: ResourceCatalog; subresources: Subresources },
+  options: ClusterOptions,
+): ClusterControllers {
+  const lifecycle = new NodeLifecycleController(deps.storage, deps.store, deps.catalog);
+  const scheduler =
+    options.scheduler === false ? undefined : new Scheduler(deps.storage, deps.store, deps.catalog, deps.subresources);
+  const sim = new SimulatedNodes(deps.storage, deps.store, deps.catalog, options.simulatedNodes);
+  lifecycle.start();
+  scheduler?.start();
+  sim.start();
+  return {
+    nodes: {
+      add: (name) => sim.add(name),
+      remove: (name) => sim.remove(name),
+      setReady: (name, ready) => sim.setReady(name, ready),
+      list: () => sim.list(),
+      idle: () => sim.idle(),
+    },
+    scheduler,
+    registerNodeAgent: (rc, handler) => sim.registerNodeAgent(rc, handler),
+    unregisterNodeAgent: (rc) => sim.unregisterNodeAgent(rc),
+    async bootstrap() {
+      const existing = new Set(sim.list());
+      for (let i = 1; i <= (options.nodes ?? 0); i++) {
+        if (existing.has(`node-${i}`)) continue;
+        try {
+          await sim.add(`node-${i}`);
+        } catch (e) {
+          // Kept storage may already hold a Node of that name that is not ours; leave it be.
+          if ((e as { code?: number }).code !== 409) throw e;
+        }
+      }
+    },
+    stop() {
+      sim.stop();
+      scheduler?.stop();
+      lifecycle.stop();
+    },
+  };
+}

@@ -1,0 +1,329 @@
+// The ReplicaSet controller (kube-controller-manager's replicaset controller): keeps
+// `spec.replicas` active pods matching the selector and writes the status.
+//
+// - Pods it counts are those it controls (controller ownerReference to the RS) that are active:
+//   not terminal (Succeeded/Failed) and not being deleted. Matching orphans are adopted, owned
+//   pods whose labels no longer match are released, as ClaimPods does.
+// - Missing pods are created from the template (`generateName: <rs>-`, the template's labels,
+//   annotations and finalizers, a controller ownerReference with blockOwnerDeletion) in slow-start
+//   batches; extra pods are deleted, unscheduled / pending / not-ready / newest first (kube's
+//   ActivePodsWithRanks). At most 500 pods are created or deleted per sync (burstReplicas).
+// - Terminal pods it owns are replaced like kube does, and also deleted at once (kube leaves them
+//   to pod GC's terminated-pod threshold, which this control plane does not run).
+// - status: replicas, fullyLabeledReplicas, readyReplicas, availableReplicas (Ready for
+//   spec.minReadySeconds: the RS is looked at again when a pod's wait is over), observedGeneration
+//   and the ReplicaFailure condition when creating or deleting pods fails. Zero counts are left
+//   out, as Go's omitempty does.
+//
+// Storage is read directly and writes complete before the next sync of the same key, so kube's
+// "expectations" (which cover informer lag) are not needed: a sync always sees its own writes.
+import { isPodTerminal } from '../../../../apimachinery/core/index.ts';
+import { objectReference } from '../../../../apimachinery/events/index.ts';
+import { isDeepStrictEqual } from 'node:util';
+import type { Change, Storage } from '../../../storage/storage.ts';
+import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
+import type { ResourceCatalog } from '../../../registry/catalog.ts';
+import { internalContext } from '../../../registry/context.ts';
+import type { ResourceDef } from '../../../registry/resource.ts';
+import type { ObjectStore } from '../../../registry/store/index.ts';
+import { formatTime } from '../../../../apimachinery/time/index.ts';
+import { isObject } from '../../../../apimachinery/json/index.ts';
+import { ChangeDrivenController } from '../../change-driven.ts';
+import { EventRecorder } from '../../events.ts';
+import {
+  availability,
+  claim,
+  controllerRef,
+  errorCode,
+  int,
+  isActive,
+  isAppsV1,
+  isNamespaceTerminating,
+  labelsOf,
+  nsAndName,
+  ownerRefTo,
+  parseObject,
+  selectorMatcher,
+  slowStartBatch,
+  syncBackoff,
+  type WorkloadObject,
+} from '../common.ts';
+import { podsToDelete } from './ranking.ts';
+
+const COMPONENT = 'replicaset-controller';
+const ctx = internalContext(COMPONENT);
+const RS_PREFIX = '/apps/replicasets/';
+const POD_PREFIX = '/core/pods/';
+/** kube's burstReplicas: the most pods created or deleted in one sync. */
+const BURST_REPLICAS = 500;
+
+export class ReplicaSetController extends ChangeDrivenController {
+  private readonly rsDef: ResourceDef;
+  private readonly podsDef: ResourceDef;
+  private readonly events: EventRecorder;
+  private readonly backoff = syncBackoff();
+
+  constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
+    super(COMPONENT, storage, store, catalog);
+    this.rsDef = catalog.lookup('apps', 'v1', 'replicasets')!;
+    this.podsDef = catalog.lookup('', 'v1', 'pods')!;
+    this.events = new EventRecorder(store, catalog, COMPONENT);
+  }
+
+  override start(): void {
+    super.start();
+    // Kept storage: ReplicaSets written before this controller ran are synced once.
+    for (const s of this.storage.list(RS_PREFIX)) this.loop.add(s.key.slice(RS_PREFIX.length));
+  }
+
+  protected observe(c: Change): void {
+    if (c.key.startsWith(RS_PREFIX)) {
+      const key = c.key.slice(RS_PREFIX.length);
+      if (c.type === 'DELETED') {
+        this.backoff.forget(key);
+        const [ns, name] = nsAndName(key);
+        this.events.forget(ns, name);
+      } else this.loop.add(key);
+      return;
+    }
+    if (c.key.startsWith(POD_PREFIX)) this.observePod(c);
+  }
+
+  private observePod(c: Change): void {
+    const ns = c.key.slice(POD_PREFIX.length).split('/')[0];
+    const deleted = c.type === 'DELETED';
+    const next = parseObject(c.json);
+    const prev = deleted ? undefined : parseObject(c.prevJson);
+    for (const p of [prev, next]) {
+      const ref = controllerRef(p?.metadata);
+      if (ref && isAppsV1(ref, 'ReplicaSet')) this.loop.add(`${ns}/${ref.name}`);
+    }
+    // An orphan that appeared or changed labels may be adopted by a ReplicaSet that selects it.
+    if (!next || deleted || controllerRef(next.metadata) || next.metadata.deletionTimestamp) return;
+    if (c.type !== 'ADDED' && isDeepStrictEqual(labelsOf(prev), labelsOf(next))) return;
+    const labels = labelsOf(next);
+    for (const s of this.storage.list(`${RS_PREFIX}${ns}/`)) {
+      const rs = parseObject(s.json);
+      if (rs && selectorMatcher(rs.spec.selector)?.matches(labels)) this.loop.add(`${ns}/${rs.metadata.name}`);
+    }
+  }
+
+  protected async process(key: string): Promise<void> {
+    const stored = this.storage.get(RS_PREFIX + key);
+    const rs = parseObject(stored?.json);
+    if (!rs) return;
+    try {
+      await this.sync(rs);
+      this.backoff.forget(key);
+    } catch (e) {
+      const delay = this.backoff.next(key);
+      // A conflict is expected now and then; anything else is worth a line, once per streak.
+      if (errorCode(e) !== 409 && this.backoff.failures(key) === 1)
+        console.error(`peerpods ${COMPONENT}: ${key}: ${(e as Error).message}`);
+      this.loop.addAfter(key, delay);
+    }
+  }
+
+  private async sync(rs: WorkloadObject): Promise<void> {
+    const ns = rs.metadata.namespace ?? '';
+    const selector = selectorMatcher(rs.spec.selector);
+    const template = isObject(rs.spec.template) ? rs.spec.template : undefined;
+    // Malformed (validation keeps these out; kept or foreign storage might not): skip.
+    if (!selector || selector.all || !template || !isObject(template.spec)) return;
+    const pods = this.storage
+      .list(`${POD_PREFIX}${ns}/`)
+      .map((s) => parseObject(s.json))
+      .filter((p): p is WorkloadObject => p !== undefined);
+    const owned = await claim({
+      owner: rs,
+      ownerKind: 'ReplicaSet',
+      candidates: pods,
+      matches: selector.matches,
+      canAdopt: isActive,
+      update: (p, mutate) => this.store.updateWith(this.podsDef, ns, p.metadata.name!, ctx, mutate),
+    });
+    const active = owned.filter(isActive);
+    let manageError: { reason: string; message: string } | undefined;
+    if (!rs.metadata.deletionTimestamp) {
+      await this.deleteTerminal(owned.filter((p) => isPodTerminal(p) && !p.metadata.deletionTimestamp));
+      manageError = await this.manageReplicas(rs, template, active, int(rs.spec.replicas, 1));
+    }
+    await this.updateStatus(rs, active, template, manageError);
+    if (manageError) throw new Error(manageError.message);
+  }
+
+  private async deleteTerminal(pods: WorkloadObject[]): Promise<void> {
+    await Promise.all(pods.map((p) => this.deletePod(p)));
+  }
+
+  private async deletePod(p: WorkloadObject): Promise<void> {
+    try {
+      await this.store.delete(
+        this.podsDef,
+        p.metadata.namespace,
+        p.metadata.name!,
+        { preconditions: { uid: p.metadata.uid } },
+        ctx,
+      );
+    } catch (e) {
+      // Gone already, or a new pod of that name (precondition): either way not ours to delete.
+      if (errorCode(e) !== 404 && errorCode(e) !== 409) throw e;
+    }
+  }
+
+  /** The ReplicaFailure reason and message when creating or deleting failed. */
+  private async manageReplicas(
+    rs: WorkloadObject,
+    template: JsonObject,
+    active: WorkloadObject[],
+    replicas: number,
+  ): Promise<{ reason: string; message: string } | undefined> {
+    const key = `${rs.metadata.namespace}/${rs.metadata.name}`;
+    const diff = active.length - replicas;
+    if (diff < 0) {
+      const count = Math.min(-diff, BURST_REPLICAS);
+      const { error } = await slowStartBatch(count, () => this.createPod(rs, template));
+      if (count < -diff) this.loop.add(key);
+      if (error === undefined || isNamespaceTerminating(error)) return undefined;
+      const message = (error as Error).message;
+      await this.event(rs, 'Warning', 'FailedCreate', `Error creating: ${message}`, true);
+      return { reason: 'FailedCreate', message };
+    }
+    if (diff > 0) {
+      const victims = podsToDelete(active, Math.min(diff, BURST_REPLICAS));
+      if (diff > BURST_REPLICAS) this.loop.add(key);
+      const results = await Promise.allSettled(
+        victims.map(async (p) => {
+          await this.deletePod(p);
+          await this.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+        }),
+      );
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) {
+        const message = (failed.reason as Error).message;
+        await this.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${message}`, true);
+        return { reason: 'FailedDelete', message };
+      }
+    }
+    return undefined;
+  }
+
+  private async createPod(rs: WorkloadObject, template: JsonObject): Promise<void> {
+    const tm = (isObject(template.metadata) ? template.metadata : {}) as ObjectMeta;
+    const metadata: ObjectMeta = {
+      generateName: `${rs.metadata.name}-`,
+      namespace: rs.metadata.namespace,
+      labels: { ...labelsOf(template) },
+      ownerReferences: [ownerRefTo('ReplicaSet', rs)],
+    };
+    if (isObject(tm.annotations)) metadata.annotations = { ...tm.annotations };
+    if (Array.isArray(tm.finalizers) && tm.finalizers.length > 0) metadata.finalizers = [...tm.finalizers];
+    const pod: JsonObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: metadata as JsonObject,
+      spec: structuredClone(template.spec as JsonObject),
+    };
+    const created = await this.store.create(this.podsDef, rs.metadata.namespace, pod, ctx);
+    const podName = String((created.metadata as ObjectMeta).name);
+    await this.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${podName}`);
+  }
+
+  private async updateStatus(
+    rs: WorkloadObject,
+    active: WorkloadObject[],
+    template: JsonObject,
+    manageError: { reason: string; message: string } | undefined,
+  ): Promise<void> {
+    const minReady = int(rs.spec.minReadySeconds);
+    const templateLabels = Object.entries(labelsOf(template));
+    const now = Date.now();
+    let fullyLabeled = 0;
+    let ready = 0;
+    let available = 0;
+    let recheckIn: number | undefined;
+    for (const p of active) {
+      const labels = labelsOf(p);
+      if (templateLabels.every(([k, v]) => labels[k] === v)) fullyLabeled++;
+      const a = availability(p, minReady, now);
+      if (a === false) continue;
+      ready++;
+      if (a === true) available++;
+      else recheckIn = Math.min(recheckIn ?? a, a);
+    }
+    const old = rs.status;
+    const conditions = (Array.isArray(old.conditions) ? old.conditions : []).filter(isObject);
+    const failure = conditions.find((c) => c.type === 'ReplicaFailure');
+    let nextConditions = conditions;
+    if (manageError && !failure) {
+      nextConditions = [
+        ...conditions,
+        {
+          type: 'ReplicaFailure',
+          status: 'True',
+          lastTransitionTime: formatTime(new Date()),
+          reason: manageError.reason,
+          message: manageError.message,
+        },
+      ];
+    } else if (!manageError && failure) nextConditions = conditions.filter((c) => c !== failure);
+
+    const status: JsonObject = { replicas: active.length };
+    if (fullyLabeled) status.fullyLabeledReplicas = fullyLabeled;
+    if (ready) status.readyReplicas = ready;
+    if (available) status.availableReplicas = available;
+    if (typeof rs.metadata.generation === 'number' && rs.metadata.generation > 0)
+      status.observedGeneration = rs.metadata.generation;
+    if (nextConditions.length > 0) status.conditions = nextConditions;
+    for (const [k, v] of Object.entries(old)) if (!(k in status) && !KNOWN_STATUS.has(k)) status[k] = v;
+
+    if (!isDeepStrictEqual(status, old)) {
+      const rv = rs.metadata.resourceVersion;
+      await this.store.updateWith(
+        this.rsDef,
+        rs.metadata.namespace,
+        rs.metadata.name!,
+        ctx,
+        (fresh) => {
+          // Written since we read it: that write queued another sync, which will write the status.
+          if ((fresh.metadata as ObjectMeta).resourceVersion !== rv) return undefined;
+          fresh.status = status;
+          return fresh;
+        },
+        'status',
+      );
+    }
+    // Pods Ready but not yet for minReadySeconds become available later: look again then.
+    if (recheckIn !== undefined) this.loop.addAfter(`${rs.metadata.namespace}/${rs.metadata.name}`, recheckIn);
+  }
+
+  private async event(
+    rs: WorkloadObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    aggregate = false,
+  ): Promise<void> {
+    try {
+      await this.events.record(
+        objectReference({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata }),
+        type,
+        reason,
+        message,
+        { aggregate },
+      );
+    } catch {
+      // Events are best effort.
+    }
+  }
+}
+
+/** Status fields this controller owns; others (terminatingReplicas, written by newer clients) are kept. */
+const KNOWN_STATUS = new Set([
+  'replicas',
+  'fullyLabeledReplicas',
+  'readyReplicas',
+  'availableReplicas',
+  'observedGeneration',
+  'conditions',
+]);

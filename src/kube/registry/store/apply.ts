@@ -1,0 +1,65 @@
+// Server-side apply: merges an applied configuration into the object (or into nothing, creating
+// it) and computes the applier's managedFields.
+import { badRequest, invalid } from '../../../apimachinery/errors/index.ts';
+import type { JsonObject } from '../../../apimachinery/meta/index.ts';
+import { serverSideApply } from '../../patch/apply/apply.ts';
+import { atomicSchemaInfo } from '../../patch/schema-info.ts';
+import { formatTime } from '../../../apimachinery/time/index.ts';
+import type { RequestContext } from '../context.ts';
+import { apiVersionOf, hasSubresource, type ResourceDef } from '../resource.ts';
+import type { StoreContext } from './context.ts';
+import { createObject } from './create.ts';
+import { decodeObject } from './decode.ts';
+import { meta } from './objects.ts';
+import type { WriteResult } from './types.ts';
+
+export interface ApplyOptions {
+  subresource?: string;
+  force?: boolean;
+}
+
+export function applyConfiguration(
+  store: StoreContext,
+  def: ResourceDef,
+  current: JsonObject | undefined,
+  body: unknown,
+  ctx: RequestContext,
+  options: ApplyOptions,
+): JsonObject {
+  if (!ctx.fieldManager) {
+    throw invalid(def.group, def.kind, String(meta((current ?? {}) as JsonObject).name ?? ''), [
+      { reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' },
+    ]);
+  }
+  const applied = decodeObject(def, body);
+  const result = serverSideApply(current, applied, {
+    manager: ctx.fieldManager,
+    force: options.force ?? false,
+    apiVersion: apiVersionOf(def),
+    subresource: options.subresource,
+    now: formatTime(store.now()),
+    schemaInfo: def.strategy.schemaInfo ?? atomicSchemaInfo,
+    statusSubresource: hasSubresource(def, 'status'),
+  });
+  return result.object;
+}
+
+export async function createByApply(
+  store: StoreContext,
+  def: ResourceDef,
+  namespace: string | undefined,
+  name: string,
+  body: unknown,
+  ctx: RequestContext,
+  force: boolean,
+): Promise<WriteResult> {
+  const applied = applyConfiguration(store, def, undefined, body, ctx, { force });
+  const m = meta(applied);
+  if (m.name !== undefined && m.name !== name) {
+    throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
+  }
+  m.name = name;
+  // An empty fieldManager keeps the managedFields the apply computed: the applier owns what it set.
+  const created = await createObject(store, def, namespace, applied, { ...ctx, fieldManager: '' });
+  return { object: created, created: true };
+}

@@ -1,0 +1,47 @@
+// Which parts of an incoming object a write may change: status-subresource isolation in both
+// directions, pods/binding, and namespace /finalize.
+import type { JsonObject } from '../../../apimachinery/meta/index.ts';
+import { hasSubresource, type ResourceDef } from '../resource.ts';
+
+export function isolate(
+  def: ResourceDef,
+  current: JsonObject,
+  incoming: JsonObject,
+  subresource: string | undefined,
+): JsonObject {
+  if (subresource === 'status') {
+    const next = structuredClone(current);
+    if (incoming.status === undefined) delete next.status;
+    else next.status = incoming.status;
+    // Labels and annotations are not writable through /status; managedFields come from the request.
+    return next;
+  }
+  if (subresource === 'binding') {
+    const next = structuredClone(current);
+    next.spec = { ...((next.spec as JsonObject) ?? {}), nodeName: (incoming.spec as JsonObject).nodeName };
+    next.status = structuredClone(incoming.status ?? {});
+    return next;
+  }
+  if (subresource === 'finalize') {
+    const next = structuredClone(current);
+    const spec = (incoming.spec ?? {}) as JsonObject;
+    next.spec = { ...((next.spec as JsonObject) ?? {}), finalizers: spec.finalizers ?? [] };
+    return next;
+  }
+  return isolateMainResource(def, current, incoming);
+}
+
+function isolateMainResource(def: ResourceDef, current: JsonObject, incoming: JsonObject): JsonObject {
+  const next = structuredClone(incoming);
+  const isNamespace = def.builtin && def.kind === 'Namespace';
+  if (hasSubresource(def, 'status') && !isNamespace) {
+    if (current.status === undefined) delete next.status;
+    else next.status = structuredClone(current.status);
+  }
+  if (isNamespace) {
+    // spec.finalizers only change through /finalize; status.phase is the server's.
+    if (current.spec !== undefined) next.spec = structuredClone(current.spec);
+    if (current.status !== undefined) next.status = structuredClone(current.status);
+  }
+  return next;
+}

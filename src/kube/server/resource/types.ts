@@ -1,0 +1,23 @@
+// What every per-verb handler receives: the server's collaborators and the resolved request.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ResourceDef } from '../../registry/resource.ts';
+import type { ObjectStore } from '../../registry/store/index.ts';
+import type { Extensions } from '../extensions.ts';
+import type { WatchRegistry } from '../watches.ts';
+
+export interface HandlerDeps {
+  store: ObjectStore;
+  watches: WatchRegistry;
+  extensions: Extensions;
+  bookmarkIntervalMs: number;
+}
+
+export interface ResourceRequest {
+  def: ResourceDef;
+  /** Undefined for cluster-scoped resources and for requests across all namespaces. */
+  namespace: string | undefined;
+  subresource: string | undefined;
+  req: IncomingMessage;
+  res: ServerResponse;
+  query: URLSearchParams;
+}

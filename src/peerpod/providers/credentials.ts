@@ -1,0 +1,72 @@
+// Provider settings from ConfigMap `peer-pods-cm` and Secret `peer-pods-secret` in
+// $PEERPODS_NAMESPACE, read from namespace- and name-scoped informers so every change is seen (upstream
+// reads them once, at the first reconcile, and never again).
+//
+// Upstream copies every key into the environment, so all providers share one flat map (#2382). We
+// keep that map, and let a key prefixed with `<provider>.` override the plain key for that provider
+// only, so several providers in one cluster can use different values of the same setting, e.g.
+// `libvirt.LIBVIRT_URI`. Secret keys win over ConfigMap keys, as upstream's `envFrom` order does.
+// The adaptor and the PeerPod controller both read their providers' settings through this module.
+import type { InformerScope, KubeObject, SharedInformer } from '../../runtime/index.ts';
+
+export interface DataObject extends KubeObject {
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+}
+
+export interface CredentialSource {
+  /** The flat settings for `provider` (prefixed keys applied, prefixes of other providers dropped). */
+  configFor(provider: string): Record<string, string>;
+  /** Whether either object exists (upstream's "both missing" error). */
+  found(): { configMap: boolean; secret: boolean };
+}
+
+export interface CredentialInformers {
+  configMaps: SharedInformer<DataObject>;
+  secrets: SharedInformer<DataObject>;
+}
+
+export function nameScope(namespace: string, name: string): InformerScope {
+  // A field selector on the name lets RBAC restrict list/watch with resourceNames to this one object.
+  return { namespace, fieldSelector: `metadata.name=${name}` };
+}
+
+export class InformerCredentials implements CredentialSource {
+  constructor(
+    private readonly informers: CredentialInformers,
+    private readonly namespace: string,
+    private readonly names: { configMap: string; secret: string },
+  ) {}
+
+  found(): { configMap: boolean; secret: boolean } {
+    return { configMap: this.configMap() !== undefined, secret: this.secret() !== undefined };
+  }
+
+  configFor(provider: string): Record<string, string> {
+    const flat: Record<string, string> = { ...this.configMap()?.data };
+    const secret = this.secret();
+    for (const [k, v] of Object.entries(secret?.data ?? {})) flat[k] = Buffer.from(v, 'base64').toString('utf8');
+    for (const [k, v] of Object.entries(secret?.stringData ?? {})) flat[k] = v;
+    return scopeToProvider(flat, provider);
+  }
+
+  private configMap(): DataObject | undefined {
+    return this.informers.configMaps.get(this.namespace, this.names.configMap);
+  }
+
+  private secret(): DataObject | undefined {
+    return this.informers.secrets.get(this.namespace, this.names.secret);
+  }
+}
+
+/** Plain keys, overridden by `<provider>.KEY`; keys prefixed for other providers are dropped. */
+export function scopeToProvider(flat: Record<string, string>, provider: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const own: Record<string, string> = {};
+  for (const [k, v] of Object.entries(flat)) {
+    const dot = k.indexOf('.');
+    if (dot < 0) out[k] = v;
+    else if (k.slice(0, dot) === provider) own[k.slice(dot + 1)] = v;
+  }
+  return { ...out, ...own };
+}
