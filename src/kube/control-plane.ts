@@ -15,7 +15,13 @@ import { CrdController } from './controllers/lifecycle/crd.ts';
 import { ServiceAccountController } from './controllers/lifecycle/service-accounts.ts';
 import { EventTtlController } from './controllers/lifecycle/event-ttl.ts';
 import { ReplicaSetController } from './controllers/workloads/replicaset/controller.ts';
+import { ReplicationManager } from './controllers/workloads/replicationcontroller/controller.ts';
+import { ApiServiceRegistration } from './controllers/lifecycle/apiservice-registration.ts';
 import { DeploymentController } from './controllers/workloads/deployment/controller.ts';
+import { StatefulSetController } from './controllers/workloads/statefulset/controller.ts';
+import { JobController } from './controllers/workloads/job/controller.ts';
+import { CronJobController } from './controllers/workloads/cronjob/controller.ts';
+import type { PassiveClock } from '../apimachinery/backoff.ts';
 import { startClusterControllers, type ClusterOptions, type NodeControls } from './controllers/nodes/cluster.ts';
 import type { NodeAgentHandler } from './controllers/nodes/simulated-nodes.ts';
 import { createApiServer, type ApiServerOptions } from './server/server.ts';
@@ -40,7 +46,7 @@ export interface ControlPlaneOptions extends ClusterOptions {
   token?: string;
   /** Changes kept for watches and paged lists (older resourceVersions get 410). Default 10,000. */
   historySize?: number;
-  /** Interval of BOOKMARK events on watches that asked for them. Default 30 s. */
+  /** Interval of BOOKMARK events on watches that asked for them. Default 60 s, as kube's watch cache. */
   bookmarkIntervalMs?: number;
   /** Use this storage instead of a fresh in-memory one. */
   storage?: Storage;
@@ -48,6 +54,18 @@ export interface ControlPlaneOptions extends ClusterOptions {
   serviceResolver?: ServiceResolver;
   /** How long a core/v1 Event lives after its last write, as kube-apiserver's --event-ttl. Default 3600. */
   eventTtlSeconds?: number;
+  /**
+   * The DefaultTolerationSeconds admission plugin's --default-not-ready-toleration-seconds and
+   * --default-unreachable-toleration-seconds: the NoExecute tolerations every pod gets. Default 300.
+   */
+  defaultNotReadyTolerationSeconds?: number;
+  defaultUnreachableTolerationSeconds?: number;
+  /** First delay before the Job controller replaces a failed pod (doubling). Default 10 s, as kube. */
+  jobPodFailureBackoffMs?: number;
+  /** The time CronJobs are scheduled by (tests drive it). Default: the system clock. */
+  clock?: PassiveClock;
+  /** How often the CronJob controller looks at every CronJob besides its own timers. Default 10 s. */
+  cronJobResyncMs?: number;
 }
 
 export interface ControlPlaneInternals {
@@ -90,7 +108,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const token = options.token ?? randomBytes(24).toString('base64url');
   const storage = options.storage ?? new MemoryStorage({ historySize: options.historySize });
   const catalog = new ResourceCatalog();
-  for (const def of withBuiltinStrategies(builtinResourceDefs())) catalog.add(def);
+  const admissionSettings = {
+    defaultNotReadyTolerationSeconds: options.defaultNotReadyTolerationSeconds,
+    defaultUnreachableTolerationSeconds: options.defaultUnreachableTolerationSeconds,
+  };
+  for (const def of withBuiltinStrategies(builtinResourceDefs(), undefined, admissionSettings)) catalog.add(def);
   const store = new ObjectStore(storage);
   const admission = new WebhookAdmission(storage, { serviceResolver: options.serviceResolver });
   store.setAdmission(admission);
@@ -104,7 +126,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     new ServiceAccountController(storage, store, catalog),
     new EventTtlController(storage, { ttlSeconds: options.eventTtlSeconds }),
     new ReplicaSetController(storage, store, catalog),
+    new ReplicationManager(storage, store, catalog),
+    new ApiServiceRegistration(storage, store, catalog),
     new DeploymentController(storage, store, catalog),
+    new StatefulSetController(storage, store, catalog),
+    new JobController(storage, store, catalog, { podFailureBackoffMs: options.jobPodFailureBackoffMs }),
+    new CronJobController(storage, store, catalog, { clock: options.clock, resyncMs: options.cronJobResyncMs }),
   ];
   for (const c of controllers) c.start();
   const cluster = startClusterControllers({ storage, store, catalog, subresources }, options);

@@ -44,12 +44,16 @@ export function conflict(ref: ResourceRef, name: string, why?: string): StatusEr
   );
 }
 
-/** 422 with field causes. `kind` is the object kind (e.g. "ConfigMap"), as in `ConfigMap "x" is invalid: ...`. */
+/**
+ * 422 with field causes, as errors.NewInvalid: the message names the GroupKind the way Go's
+ * GroupKind.String() does (`ConfigMap "x" is invalid: ...`, `Deployment.apps "x" is invalid: ...`).
+ */
 export function invalid(group: string, kind: string, name: string, causes: StatusCause[]): StatusError {
   const summary = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? ''))).join(', ');
   const shown = causes.length > 1 ? `[${summary}]` : summary;
-  return new StatusError(422, 'Invalid', `${kind} "${name}" is invalid: ${shown}`, {
-    name,
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${shown}`, {
+    name: name || undefined, // omitempty
     group: group || undefined,
     kind,
     causes,

@@ -1,7 +1,7 @@
 // An error that is a metav1.Status: the HTTP code, the reason and the details kube-apiserver puts
 // in its Status body. The server throws it; the client's ApiError extends it with what only a
 // client knows (the request, Retry-After), so both sides answer the same reason checks.
-import type { Status, StatusDetails } from '../meta/status.ts';
+import type { Status, StatusCause, StatusDetails } from '../meta/status.ts';
 
 /** The reasons kube-apiserver itself uses (metav1.StatusReason); webhooks and clients may see others. */
 export type StatusReason =
@@ -40,6 +40,10 @@ export class StatusError<Reason extends string = StatusReason> extends Error {
     this.details = details;
   }
 
+  /**
+   * The body in metav1.Status's Go field order (k8s.io/apimachinery/pkg/apis/meta/v1/types.go),
+   * which kube-apiserver's JSON encoder follows and clients quote byte for byte.
+   */
   toStatus(): Status {
     const status: Status = {
       kind: 'Status',
@@ -48,11 +52,31 @@ export class StatusError<Reason extends string = StatusReason> extends Error {
       status: 'Failure',
       message: this.message,
       reason: this.reason,
-      code: this.code,
     };
-    if (this.details) status.details = this.details;
+    if (this.details) status.details = orderedDetails(this.details);
+    status.code = this.code;
     return status;
   }
+}
+
+/** StatusDetails and StatusCause in their Go field order; absent fields stay absent (omitempty). */
+function orderedDetails(d: StatusDetails): StatusDetails {
+  const out: StatusDetails = {};
+  if (d.name !== undefined) out.name = d.name;
+  if (d.group !== undefined) out.group = d.group;
+  if (d.kind !== undefined) out.kind = d.kind;
+  if (d.uid !== undefined) out.uid = d.uid;
+  if (d.causes !== undefined) {
+    out.causes = d.causes.map((c) => {
+      const cause: StatusCause = {};
+      if (c.reason !== undefined) cause.reason = c.reason;
+      if (c.message !== undefined) cause.message = c.message;
+      if (c.field !== undefined) cause.field = c.field;
+      return cause;
+    });
+  }
+  if (d.retryAfterSeconds !== undefined) out.retryAfterSeconds = d.retryAfterSeconds;
+  return out;
 }
 
 /** The reason client-go assumes for a code when the body carried none ("Unknown" when it has no guess). */

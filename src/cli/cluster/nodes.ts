@@ -70,8 +70,12 @@ export function registerNodeCommands(cluster: Command, defaultKubeconfig: string
     await client.patch(NODES, name, undefined, readyPatch(true), 'strategic', { subresource: 'status' });
     return `node/${name} ready`;
   });
-  sub('notready', 'set the Ready condition to False (taints follow; pods are not evicted)', async (client, name) => {
-    await client.patch(NODES, name, undefined, readyPatch(false), 'strategic', { subresource: 'status' });
-    return `node/${name} not ready`;
-  });
+  sub(
+    'notready',
+    'set the Ready condition to False (taints follow; pods are evicted after their not-ready toleration, 300 s by default)',
+    async (client, name) => {
+      await client.patch(NODES, name, undefined, readyPatch(false), 'strategic', { subresource: 'status' });
+      return `node/${name} not ready`;
+    },
+  );
 }

@@ -5,6 +5,7 @@ export { applyDefaults, type DefaultsOptions, type PriorityClassInfo } from './d
 export { validate, type ValidateOptions } from './validation/index.ts';
 export {
   prepareForUpdate,
+  generationChanged,
   hasGeneration,
   hasStatusSubresource,
   type Subresource,
@@ -20,3 +21,5 @@ export {
 export { assignClusterIp, reconcileClusterIp } from './service.ts';
 export { computeQosClass, type QosClass } from './qos.ts';
 export { pruneUnknownFields, unknownFields } from './openapi/unknown-fields.ts';
+export { builtinFieldOrder, sortKeysDeep } from './openapi/field-order.ts';
+export { hpaV1FromV2, hpaV2FromV1 } from './conversion/hpa.ts';

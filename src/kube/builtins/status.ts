@@ -39,6 +39,7 @@ const STATUS_KINDS = new Set([
   'policy/PodDisruptionBudget',
   'networking.k8s.io/Ingress',
   'autoscaling/HorizontalPodAutoscaler',
+  'apiregistration.k8s.io/APIService',
   'apiextensions.k8s.io/CustomResourceDefinition',
 ]);
 
@@ -46,7 +47,9 @@ const specChanged = (n: JsonObject, o: JsonObject): boolean => !semanticEqual(n.
 
 /** When a kind's generation moves: upstream strategies compare these parts of the object. */
 const GENERATION_RULES: Record<string, (n: JsonObject, o: JsonObject) => boolean> = {
-  // Annotations too: the deployment controller copies them onto ReplicaSets.
+  // Annotations too: the deployment controller copies them onto ReplicaSets
+  // (pkg/registry/apps/deployment/strategy.go PrepareForUpdate). ReplicaSet, StatefulSet and
+  // DaemonSet compare the spec only (their strategy.go files).
   'apps/Deployment': (n, o) =>
     specChanged(n, o) || !semanticEqual(obj(n, 'metadata')?.annotations, obj(o, 'metadata')?.annotations),
   'apps/ReplicaSet': specChanged,
@@ -66,6 +69,23 @@ const GENERATION_RULES: Record<string, (n: JsonObject, o: JsonObject) => boolean
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': (n, o) => !semanticEqual(n.webhooks, o.webhooks),
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': (n, o) => !semanticEqual(n.webhooks, o.webhooks),
 };
+
+/**
+ * Whether an update moves metadata.generation: the kind's PrepareForUpdate rule on the main
+ * endpoint (and subresources writing through it); never on /status, whose strategies leave it.
+ * Undefined for kinds without a rule.
+ */
+export function generationChanged(
+  group: string,
+  kind: string,
+  newObj: JsonObject,
+  oldObj: JsonObject,
+  subresource: string = 'main',
+): boolean | undefined {
+  const rule = GENERATION_RULES[`${group}/${kind}`];
+  if (rule === undefined) return undefined;
+  return subresource !== 'status' && rule(newObj, oldObj);
+}
 
 /** Whether the kind keeps metadata.generation (starting at 1 on create). */
 export function hasGeneration(group: string, kind: string): boolean {
@@ -122,8 +142,7 @@ export function prepareForUpdate(
     delete md.generation;
     return;
   }
-  const rule = GENERATION_RULES[key];
-  const bump = subresource === 'main' && rule !== undefined && rule(newObj, oldObj);
+  const bump = subresource === 'main' && generationChanged(group, kind, newObj, oldObj) === true;
   md.generation = oldGen + (bump ? 1 : 0);
 }
 

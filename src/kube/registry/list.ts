@@ -85,15 +85,8 @@ export function listObjects(
     }
   } else {
     const rv = opts.resourceVersion;
+    // The combinations were checked by validateListOptions (list-options.ts) before.
     const match = opts.resourceVersionMatch;
-    if (match && !['Exact', 'NotOlderThan'].includes(match)) {
-      throw badRequest(
-        `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
-      );
-    }
-    if (match && (rv === undefined || rv === '')) {
-      throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
-    }
     if (rv !== undefined && rv !== '' && rv !== '0') {
       const wanted = parseRevision(rv);
       if (wanted > revision) {

@@ -26,6 +26,11 @@ export interface ResourceStrategy {
   applyDefaults?(obj: JsonObject, op: 'create' | 'update', old?: JsonObject): void;
   /** Carries over what an update may not change (built-ins: status/spec isolation, immutable fields). */
   prepareForUpdate?(next: JsonObject, old: JsonObject, subresource: string | undefined): void;
+  /**
+   * Whether an update moves metadata.generation (the kind's PrepareForUpdate rule, judged after
+   * mutating admission); undefined: any change outside metadata (and status) does.
+   */
+  generationChanged?(next: JsonObject, old: JsonObject, subresource: string | undefined): boolean | undefined;
   /** Allocates what a new object needs from cluster-wide pools (Service ClusterIPs); throws to reject. */
   allocate?(obj: JsonObject): void;
   /** Returns what `allocate` took when the object goes away or its write failed. */

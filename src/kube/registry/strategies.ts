@@ -3,6 +3,9 @@ import {
   applyDefaults as builtinDefaults,
   assignClusterIp,
   ClusterIpAllocator,
+  generationChanged,
+  hpaV1FromV2,
+  hpaV2FromV1,
   prepareForUpdate,
   pruneUnknownFields,
   validate as builtinValidate,
@@ -10,13 +13,21 @@ import {
 import { builtinSchemaInfo } from '../patch/index.ts';
 import { validateCrd } from '../crd/index.ts';
 import type { JsonObject } from '../../apimachinery/meta/index.ts';
+import type { DefaultsOptions } from '../builtins/index.ts';
 import type { ResourceDef } from './resource.ts';
 import { eventsV1View } from './events-view.ts';
+
+/** kube-apiserver flags of the built-in admission plugins that defaulting runs. */
+export type AdmissionSettings = Pick<
+  DefaultsOptions,
+  'defaultNotReadyTolerationSeconds' | 'defaultUnreachableTolerationSeconds'
+>;
 
 /** One ClusterIP pool per control plane; `allocator` is shared by every Service write. */
 export function withBuiltinStrategies(
   defs: ResourceDef[],
   allocator = new ClusterIpAllocator('10.96.0.0/12', { reserveKubernetesServiceIp: false }),
+  admission: AdmissionSettings = {},
 ): ResourceDef[] {
   return defs.map((def) => {
     if (def.group === 'events.k8s.io') {
@@ -29,12 +40,23 @@ export function withBuiltinStrategies(
       };
     }
     const { group, kind } = def;
+    if (group === 'autoscaling' && def.version === 'v1') {
+      // Stored as autoscaling/v2; the v2 strategy runs on the converted object.
+      const v2 = withBuiltinStrategies([{ ...def, version: 'v2' }], allocator, admission)[0];
+      return {
+        ...def,
+        storageOf: { group, resource: def.resource },
+        view: hpaV1View,
+        strategy: throughView(hpaV1View, v2.strategy),
+      };
+    }
     const strategy: ResourceDef['strategy'] = {
-      prune: (obj: JsonObject) => pruneUnknownFields(group, kind, obj),
+      prune: (obj: JsonObject) => pruneUnknownFields(group, kind, obj, def.version),
       applyDefaults: (obj: JsonObject, op, old?: JsonObject) =>
-        builtinDefaults(group, kind, obj, op, old ? { old } : {}),
+        builtinDefaults(group, kind, obj, op, old ? { ...admission, old } : admission),
       prepareForUpdate: (next, old, subresource) =>
         prepareForUpdate(group, kind, next, old, (subresource ?? 'main') as 'main' | 'status' | 'finalize'),
+      generationChanged: (next, old, subresource) => generationChanged(group, kind, next, old, subresource),
       validate: (obj: JsonObject, old?: JsonObject) => builtinValidate(group, kind, obj, old),
       schemaInfo: builtinSchemaInfo(group, kind),
     };
@@ -51,6 +73,32 @@ export function withBuiltinStrategies(
     }
     return { ...def, strategy };
   });
+}
+
+const hpaV1View = { toStored: hpaV2FromV1, fromStored: hpaV1FromV2 };
+
+/** A stored-form strategy applied to a view's objects: convert, run, convert back in place. */
+function throughView(view: NonNullable<ResourceDef['view']>, base: ResourceDef['strategy']): ResourceDef['strategy'] {
+  const inPlace = (target: JsonObject, stored: JsonObject): void => {
+    for (const k of Object.keys(target)) delete target[k];
+    Object.assign(target, view.fromStored(stored));
+  };
+  return {
+    applyDefaults: (obj, op, old) => {
+      const stored = view.toStored(obj);
+      base.applyDefaults?.(stored, op, old && view.toStored(old));
+      inPlace(obj, stored);
+    },
+    prepareForUpdate: (next, old, subresource) => {
+      const stored = view.toStored(next);
+      base.prepareForUpdate?.(stored, view.toStored(old), subresource);
+      inPlace(next, stored);
+    },
+    generationChanged: (next, old, subresource) =>
+      base.generationChanged?.(view.toStored(next), view.toStored(old), subresource),
+    validate: (obj, old) => base.validate?.(view.toStored(obj), old && view.toStored(old)) ?? [],
+    schemaInfo: base.schemaInfo,
+  };
 }
 
 function serviceIps(svc: JsonObject): string[] {

@@ -2,12 +2,13 @@
 // sendInitialEvents), selector entry and exit as ADDED/DELETED, bookmarks, and 410 for a
 // resourceVersion older than the kept history. Transport (HTTP framing, timeouts) is the
 // server's job; this module only decides which events a watcher gets.
-import { badRequest, invalid, StatusError } from '../../apimachinery/errors/index.ts';
+import { StatusError } from '../../apimachinery/errors/index.ts';
 import { RevisionCompactedError, type Change, type Storage, type Watcher } from '../storage/storage.ts';
 import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import { listPrefix, splitKey } from './keys.ts';
 import type { ObjectFilter } from './filter.ts';
 import { parseRevision } from './list.ts';
+import { validateListOptions } from './list-options.ts';
 import { apiVersionOf, type ResourceDef } from './resource.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -51,19 +52,7 @@ export function startWatch(
   const { filter } = opts;
   const rvParam = opts.resourceVersion ?? '';
 
-  if (opts.sendInitialEvents !== undefined && opts.resourceVersionMatch !== 'NotOlderThan') {
-    throw invalid('meta.k8s.io', 'ListOptions', '', [
-      {
-        reason: 'FieldValueForbidden',
-        message:
-          'Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan',
-        field: 'sendInitialEvents',
-      },
-    ]);
-  }
-  if (opts.resourceVersionMatch && opts.resourceVersionMatch !== 'NotOlderThan') {
-    throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}" for watch`);
-  }
+  validateListOptions({ watch: true, ...opts });
 
   let lastSent = 0;
   const matchesJson = (json: string | undefined, key: string): boolean => {

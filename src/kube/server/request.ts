@@ -4,6 +4,12 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { badRequest, StatusError, unsupportedMediaType } from '../../apimachinery/errors/index.ts';
+import {
+  jsonSyntaxMessage,
+  UndecodableBody,
+  versionKindParseMessage,
+  yamlSyntaxMessage,
+} from '../registry/body-errors.ts';
 import type { PatchType } from '../registry/patching.ts';
 import { decodeProtobuf, PROTOBUF_MEDIA_TYPE, unknownFieldMessages } from './protobuf/index.ts';
 
@@ -123,6 +129,8 @@ export interface BodyValidation {
 /**
  * Decodes a create/update body; JSON, YAML and protobuf are accepted, as kube-apiserver does.
  * Protobuf fields without a table are dropped, and reported through `validation` when given.
+ * Text that does not parse throws UndecodableBody with the Go decoder's message, which the
+ * caller wraps the way its kube handler does.
  */
 export function decodeBody(
   raw: Buffer,
@@ -149,12 +157,21 @@ export function decodeBody(
     return object;
   }
   const text = raw.toString('utf8');
-  if (text.trim() === '') throw badRequest('the body of the request is empty');
   let value: unknown;
-  try {
-    value = format === 'json' ? JSON.parse(text) : parseYamlBounded(text);
-  } catch (e) {
-    throw badRequest(`the body of the request could not be decoded: ${(e as Error).message.split('\n')[0]}`);
+  if (format === 'json') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new UndecodableBody(versionKindParseMessage(text));
+    }
+  } else {
+    if (text.trim() === '') throw badRequest('the body of the request is empty');
+    try {
+      value = parseYamlBounded(text);
+    } catch (e) {
+      if (e instanceof StatusError) throw e;
+      throw new UndecodableBody(yamlSyntaxMessage(e));
+    }
   }
   checkDepth(value);
   return value;
@@ -167,7 +184,11 @@ export function decodePatch(raw: Buffer, patchType: PatchType): unknown {
   try {
     patch = patchType === 'apply' ? parseYamlBounded(text) : JSON.parse(text);
   } catch (e) {
-    throw badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
+    if (e instanceof StatusError) throw e;
+    // handlers/patch.go: the Go decoders' errors after "error decoding patch: ".
+    const why =
+      patchType === 'apply' ? `error converting YAML to JSON: ${yamlSyntaxMessage(e)}` : jsonSyntaxMessage(text);
+    throw badRequest(`error decoding patch: ${why}`);
   }
   checkDepth(patch);
   return patch;

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../registry/context.ts';
 import type { ResourceDef } from '../registry/resource.ts';
+import { negotiateOutput } from './output/negotiate.ts';
 import type { ResourceRoute } from './request.ts';
 import { decodeWrite, type DecodedWrite } from './resource/body.ts';
 import { requestContext } from './resource/context.ts';
@@ -28,10 +29,11 @@ export async function handleResource(
 ): Promise<void> {
   const namespace = resolveNamespace(def, route);
   const verb = resolveVerb(def, route, req.method ?? 'GET', query, req.headers['content-type']);
-  const r: ResourceRequest = { def, namespace, subresource: route.subresource, req, res, query };
+  const output = negotiateOutput(req, { table: deps.extensions.table !== undefined });
+  const r: ResourceRequest = { def, namespace, subresource: route.subresource, req, res, query, output };
   if (isReadVerb(verb)) return serveRead(deps, r, verb);
   const ctx = requestContext(req, query, user, verb.kind === 'patch' && verb.patchType === 'apply');
-  const call = await decodeWrite(verb, req, query, ctx);
+  const call = await decodeWrite(def, verb, req, query, ctx);
   return serveWrite(deps, r, call, ctx);
 }
 

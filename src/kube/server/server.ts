@@ -60,7 +60,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     store: opts.store,
     watches,
     extensions: opts.extensions,
-    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 30_000,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
   };
   const expected = Buffer.from(`Bearer ${opts.token}`);
   const sockets = new Set<Socket>();

@@ -16,6 +16,8 @@ const RULES: Record<string, NameRule> = {
   'rbac.authorization.k8s.io/rolebindings': 'path-segment',
   'rbac.authorization.k8s.io/clusterroles': 'path-segment',
   'rbac.authorization.k8s.io/clusterrolebindings': 'path-segment',
+  // `v1.` names the core group; the name must also be `<version>.<group>` (checked with the spec).
+  'apiregistration.k8s.io/apiservices': 'path-segment',
 };
 
 /**

@@ -200,9 +200,11 @@ describe('PeerPod controller (qemu)', { timeout: 120_000 }, () => {
     const pod = await createPod(env);
     const named = await vmFor(pod.metadata.name as string);
     const pp = await createPeerPod(env, pod, 'qemu', named.id);
+    // The grace period runs from the VM's creation, so the clock starts before the orphan is made
+    // (starting it after the next VM's slow boot made the check fail on a busy machine).
+    const t0 = Date.now();
     const orphan = await vmFor('orphan');
     const foreign = await vmFor('foreign', { [CLUSTER_UID_TAG]: 'another-cluster' });
-    const t0 = Date.now();
     await eventually(async () => !(await running(orphan.id)), { timeoutMs: 20_000, what: 'the orphan to be swept' });
     assert.ok(Date.now() - t0 >= GRACE_MS - 200, 'not before the grace period');
     assert.equal(await running(named.id), true, 'the VM named by a PeerPod is untouched');

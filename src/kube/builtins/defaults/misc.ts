@@ -1,8 +1,11 @@
 // Defaults for the built-in kinds outside core/v1 and the workloads: admission webhook
-// configurations, RBAC, PriorityClass, Lease, Ingress, NetworkPolicy, PodDisruptionBudget and
-// RuntimeClass. Several only need the fields Go's encoder writes even when unset.
+// configurations, RBAC, PriorityClass, Lease, Ingress, NetworkPolicy, PodDisruptionBudget,
+// RuntimeClass, HorizontalPodAutoscaler and APIService. Several only need the fields Go's
+// encoder writes even when unset.
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { ensureObj, obj, objects, setIfEmpty, setIfNil } from '../json.ts';
+import { defaultHorizontalPodAutoscaler } from './autoscaling.ts';
+import { defaultCrd } from './crd.ts';
 
 function defaultWebhooks(o: JsonObject, mutating: boolean): void {
   for (const hook of objects(o, 'webhooks')) {
@@ -53,6 +56,9 @@ export function defaultMiscKind(group: string, kind: string, o: JsonObject, op: 
       setIfNil(o, 'value', 0);
       setIfNil(o, 'preemptionPolicy', 'PreemptLowerPriority');
       return true;
+    case 'apiextensions.k8s.io/CustomResourceDefinition':
+      defaultCrd(o, op);
+      return true;
     case 'coordination.k8s.io/Lease':
       ensureObj(o, 'spec');
       return true;
@@ -67,6 +73,17 @@ export function defaultMiscKind(group: string, kind: string, o: JsonObject, op: 
       if (op === 'create') o.status = {};
       const status = ensureObj(o, 'status');
       for (const [k, v] of Object.entries(ZERO_PDB_STATUS)) setIfNil(status, k, v);
+      return true;
+    }
+    case 'autoscaling/HorizontalPodAutoscaler':
+      defaultHorizontalPodAutoscaler(o, op);
+      return true;
+    case 'apiregistration.k8s.io/APIService': {
+      // SetDefaults_ServiceReference; the strategy's PrepareForCreate empties the status.
+      const service = obj(obj(o, 'spec'), 'service');
+      if (service) setIfNil(service, 'port', 443);
+      if (op === 'create') o.status = {};
+      ensureObj(o, 'status');
       return true;
     }
     case 'node.k8s.io/RuntimeClass':

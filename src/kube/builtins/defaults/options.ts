@@ -19,6 +19,10 @@ export interface DefaultsOptions {
   /** The PriorityClass marked globalDefault, if any. */
   defaultPriorityClass?: () => PriorityClassInfo | undefined;
   now?: () => Date;
+  /** DefaultTolerationSeconds: --default-not-ready-toleration-seconds. Default 300. */
+  defaultNotReadyTolerationSeconds?: number;
+  /** DefaultTolerationSeconds: --default-unreachable-toleration-seconds. Default 300. */
+  defaultUnreachableTolerationSeconds?: number;
   /** Family of the Service CIDR (the cluster is single-stack); IPv4 unless told otherwise. */
   serviceIpFamily?: 'IPv4' | 'IPv6';
 }

@@ -250,29 +250,26 @@ export function defaultPodTemplate(template: JsonObject): void {
   defaultPodSpec(ensureObj(template, 'spec'), false);
 }
 
-const NOT_READY_TOLERATION = {
-  key: 'node.kubernetes.io/not-ready',
-  operator: 'Exists',
-  effect: 'NoExecute',
-  tolerationSeconds: 300,
-};
-const UNREACHABLE_TOLERATION = {
-  key: 'node.kubernetes.io/unreachable',
-  operator: 'Exists',
-  effect: 'NoExecute',
-  tolerationSeconds: 300,
-};
+const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
+const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
+const DEFAULT_TOLERATION_SECONDS = 300;
 
 /** DefaultTolerationSeconds (create and update). */
-function addDefaultTolerations(spec: JsonObject): void {
+function addDefaultTolerations(spec: JsonObject, opts: DefaultsOptions): void {
   const tolerations = objects(spec, 'tolerations');
   const tolerates = (key: string): boolean =>
     tolerations.some(
       (t) => (t.key === key || isEmptyString(t, 'key')) && (t.effect === 'NoExecute' || isEmptyString(t, 'effect')),
     );
   const add: JsonObject[] = [];
-  if (!tolerates(NOT_READY_TOLERATION.key)) add.push({ ...NOT_READY_TOLERATION });
-  if (!tolerates(UNREACHABLE_TOLERATION.key)) add.push({ ...UNREACHABLE_TOLERATION });
+  const toleration = (key: string, seconds = DEFAULT_TOLERATION_SECONDS): JsonObject => ({
+    key,
+    operator: 'Exists',
+    effect: 'NoExecute',
+    tolerationSeconds: seconds,
+  });
+  if (!tolerates(NOT_READY_TAINT)) add.push(toleration(NOT_READY_TAINT, opts.defaultNotReadyTolerationSeconds));
+  if (!tolerates(UNREACHABLE_TAINT)) add.push(toleration(UNREACHABLE_TAINT, opts.defaultUnreachableTolerationSeconds));
   if (add.length > 0) spec.tolerations = [...(Array.isArray(spec.tolerations) ? spec.tolerations : []), ...add];
 }
 
@@ -333,7 +330,7 @@ export function defaultPod(pod: JsonObject, op: 'create' | 'update', opts: Defau
     if (isNil(spec, 'preemptionPolicy') && !isNil(oldSpec ?? {}, 'preemptionPolicy'))
       spec.preemptionPolicy = oldSpec?.preemptionPolicy;
   }
-  addDefaultTolerations(spec);
+  addDefaultTolerations(spec, opts);
   if (op === 'create') pod.status = podCreateStatus(spec, opts);
 }
 

@@ -165,6 +165,32 @@ export const coreModels: Record<string, Schema> = {
     }),
     'x-kubernetes-map-type': 'atomic',
   },
+  // Event in its Go field order (k8s.io/api/core/v1/types.go); open, as only the fields event
+  // recorders write are described.
+  [`${CORE}.Event`]: openObject('Event is a report of an event somewhere in the cluster.', {
+    ...typeMeta('Event'),
+    metadata: objectMetaRef(),
+    involvedObject: ref(`${CORE}.ObjectReference`, 'The object this event is about.'),
+    reason: str("Short, machine-understandable reason for the transition into the object's current status."),
+    message: str('Human-readable description of the status of this operation.'),
+    source: openObject('The component reporting this event.', {
+      component: str('Component from which the event is generated.'),
+      host: str('Node name on which the event is generated.'),
+    }),
+    firstTimestamp: ref(`${META}.Time`, 'When the event was first recorded.'),
+    lastTimestamp: ref(`${META}.Time`, 'When the most recent occurrence of the event was recorded.'),
+    count: int32('Number of times this event has occurred.'),
+    type: str('Type of this event (Normal, Warning).'),
+    eventTime: ref(`${META}.MicroTime`, 'When the event was first observed.'),
+    series: openObject('Data about the series of events this one is part of.', {
+      count: int32('Number of occurrences in this series up to the last heartbeat time.'),
+      lastObservedTime: ref(`${META}.MicroTime`, 'Time of the last occurrence observed.'),
+    }),
+    action: str('What action was taken or failed regarding the involved object.'),
+    related: ref(`${CORE}.ObjectReference`, 'Secondary object for more complex actions.'),
+    reportingComponent: str('Name of the controller that emitted this event.'),
+    reportingInstance: str('ID of the controller instance.'),
+  }),
   [`${CORE}.PersistentVolumeClaim`]: kindModel(
     'PersistentVolumeClaim',
     "PersistentVolumeClaim is a user's request for and claim to a persistent volume.",

@@ -12,10 +12,13 @@ import {
   type Schema,
 } from './schema.ts';
 import { containerModels } from './container.ts';
+import { apiextensionsModels } from './apiextensions.ts';
+import { coordinationModels } from './coordination.ts';
 import { coreModels } from './core.ts';
 import { metaModels } from './meta.ts';
 import { podModels } from './pod.ts';
 import { workloadModels } from './workloads.ts';
+import { batchModels } from './batch.ts';
 
 export const BUILTIN_MODELS: ReadonlyMap<string, Schema> = new Map(
   Object.entries({
@@ -24,6 +27,9 @@ export const BUILTIN_MODELS: ReadonlyMap<string, Schema> = new Map(
     ...podModels,
     ...coreModels,
     ...workloadModels,
+    ...batchModels,
+    ...coordinationModels,
+    ...apiextensionsModels,
     [`${CORE}.Binding`]: openObject('Binding ties a pod to a node; posted by schedulers to pods/binding.', {
       ...typeMeta('Binding'),
       metadata: objectMetaRef(),
@@ -43,14 +49,10 @@ export const BUILTIN_MODELS: ReadonlyMap<string, Schema> = new Map(
 /** One-line descriptions of the kinds that only get a permissive model. */
 const KIND_DOCS: Record<string, string> = {
   Endpoints: 'Endpoints is the set of addresses and ports that implement a service.',
-  Event: 'Event is a report of an event somewhere in the cluster.',
   PersistentVolume: 'PersistentVolume is a piece of storage provisioned by an administrator or a storage class.',
   ResourceQuota: 'ResourceQuota sets aggregate quota restrictions enforced per namespace.',
   LimitRange: 'LimitRange sets resource usage limits for each kind of resource in a namespace.',
   ControllerRevision: 'ControllerRevision is an immutable snapshot of state data, used by controllers for rollbacks.',
-  Lease: 'Lease is a lease: a holder identity and renewal times, used for leader election and node heartbeats.',
-  CustomResourceDefinition:
-    'CustomResourceDefinition describes a custom resource: its group, names, scope and versions with their schemas.',
   MutatingWebhookConfiguration: 'MutatingWebhookConfiguration lists admission webhooks that may change objects.',
   ValidatingWebhookConfiguration:
     'ValidatingWebhookConfiguration lists admission webhooks that accept or reject objects.',
@@ -64,6 +66,9 @@ const KIND_DOCS: Record<string, string> = {
   PodDisruptionBudget:
     'PodDisruptionBudget limits how many pods of a collection may be down at once through voluntary disruptions.',
   PriorityClass: 'PriorityClass maps a class name to a pod priority value.',
+  HorizontalPodAutoscaler:
+    'HorizontalPodAutoscaler scales a workload between minReplicas and maxReplicas through its scale subresource.',
+  APIService: 'APIService represents a server for a particular GroupVersion.',
 };
 
 export function builtinModel(group: string, version: string, kind: string): { name: string; schema: Schema } {

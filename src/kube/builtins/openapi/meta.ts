@@ -160,8 +160,8 @@ export const metaModels: Record<string, Schema> = {
   [`${META}.Status`]: object(
     'Status is the result of an operation that does not return an object, and the body of every error.',
     {
-      apiVersion: str('v1.'),
       kind: str('Status.'),
+      apiVersion: str('v1.'),
       metadata: ref(`${META}.ListMeta`, 'Standard list metadata.'),
       status: oneOf('Success or Failure.', ['Success', 'Failure']),
       message: str('Human-readable description of the status.'),
@@ -188,8 +188,8 @@ export const metaModels: Record<string, Schema> = {
     resourceVersion: str('The object must be at this resourceVersion.'),
   }),
   [`${META}.DeleteOptions`]: object('Options of a delete request.', {
-    apiVersion: str('APIVersion of the options.'),
     kind: str('DeleteOptions.'),
+    apiVersion: str('APIVersion of the options.'),
     gracePeriodSeconds: int64('Seconds before the object is deleted; 0 deletes at once.'),
     preconditions: ref(`${META}.Preconditions`, 'Must be met or the delete fails with a conflict.'),
     orphanDependents: bool('Deprecated; use propagationPolicy.'),

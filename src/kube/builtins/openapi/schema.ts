@@ -118,14 +118,14 @@ export function customModelName(group: string, version: string, kind: string): s
   return [...group.split('.').reverse(), version, kind].join('.');
 }
 
-/** The common header of every kind's model: apiVersion, kind, metadata. */
+/** The common header of every kind's model: metav1.TypeMeta, kind before apiVersion as in Go. */
 export function typeMeta(kind: string): Record<string, Schema> {
   return {
-    apiVersion: str(
-      'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.',
-    ),
     kind: str(
       `Kind is a string value representing the REST resource this object represents (here ${kind}). Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.`,
+    ),
+    apiVersion: str(
+      'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.',
     ),
   };
 }

@@ -1,5 +1,5 @@
-// apps/v1 and batch/v1 workloads and the autoscaling/v1 Scale subresource. Specs are closed
-// (every field of k8s.io/api); statuses are open.
+// apps/v1 and batch/v1 workloads, core/v1 ReplicationController and PodTemplate, and the
+// autoscaling/v1 Scale subresource. Specs are closed (every field of k8s.io/api); statuses are open.
 import {
   APPS,
   AUTOSCALING,
@@ -18,6 +18,7 @@ import {
   openObject,
   ref,
   str,
+  stringMap,
   typeMeta,
   type Schema,
 } from './schema.ts';
@@ -40,26 +41,66 @@ const replicas = (): Schema => int32('Desired number of pods. Default 1.');
 const minReadySeconds = (): Schema =>
   int32('Seconds a new pod must be ready, without crashing, to count as available. Default 0.');
 const revisionHistoryLimit = (): Schema => int32('Old revisions to keep for rollback. Default 10.');
-const conditions = (): Schema => keyedList(openObject('A condition.'), 'Latest observations of the state.', 'type');
-const rollingStatus = (what: string, extra: Record<string, Schema> = {}): Schema =>
-  openObject(`Most recently observed status of the ${what}. Read-only.`, {
-    observedGeneration: int64('The generation the controller last acted on.'),
-    replicas: int32('Number of pods.'),
-    readyReplicas: int32('Number of ready pods.'),
-    availableReplicas: int32('Number of available pods.'),
-    conditions: conditions(),
-    ...extra,
-  });
+const CONDITION_TIMES: Record<string, string> = {
+  lastProbeTime: 'When the condition was last probed.',
+  lastUpdateTime: 'When the condition was last updated.',
+  lastTransitionTime: 'When the condition last changed status.',
+};
+/** A workload condition in its Go field order: type, status, the kind's timestamps, reason, message. */
+const conditions = (...times: string[]): Schema =>
+  keyedList(
+    openObject('A condition.', {
+      type: str('Type of the condition.'),
+      status: oneOf('Status of the condition.', ['True', 'False', 'Unknown']),
+      ...Object.fromEntries(times.map((t) => [t, ref(`${META}.Time`, CONDITION_TIMES[t])])),
+      reason: str('Machine-readable reason for the last transition.'),
+      message: str('Human-readable details of the last transition.'),
+    }),
+    'Latest observations of the state.',
+    'type',
+  );
+const ROLLING_STATUS_FIELDS: Record<string, Schema> = {
+  observedGeneration: int64('The generation the controller last acted on.'),
+  replicas: int32('Number of pods.'),
+  fullyLabeledReplicas: int32('Pods whose labels match the template.'),
+  readyReplicas: int32('Number of ready pods.'),
+  currentReplicas: int32('Pods at currentRevision.'),
+  updatedReplicas: int32('Pods at the current template.'),
+  currentRevision: str('Revision of the current pods.'),
+  updateRevision: str('Revision being rolled out.'),
+  availableReplicas: int32('Number of available pods.'),
+  unavailableReplicas: int32('Pods not yet available.'),
+  collisionCount: int32('Count of hash collisions, used to name the next revision.'),
+  conditions: conditions('lastTransitionTime'),
+};
+/** A workload's status with `fields` in its Go struct's order (k8s.io/api/apps/v1/types.go). */
+const rollingStatus = (what: string, fields: string[], conditionsModel?: Schema): Schema =>
+  openObject(
+    `Most recently observed status of the ${what}. Read-only.`,
+    Object.fromEntries(
+      fields.map((f) => [f, f === 'conditions' && conditionsModel ? conditionsModel : ROLLING_STATUS_FIELDS[f]]),
+    ),
+  );
 
 export const workloadModels: Record<string, Schema> = {
   [`${APPS}.Deployment`]: kindModel(
     'Deployment',
     'Deployment enables declarative updates for pods through ReplicaSets.',
     `${APPS}.DeploymentSpec`,
-    rollingStatus('deployment', {
-      updatedReplicas: int32('Pods at the current template.'),
-      unavailableReplicas: int32('Pods not yet available.'),
-    }),
+    rollingStatus(
+      'deployment',
+      [
+        'observedGeneration',
+        'replicas',
+        'updatedReplicas',
+        'readyReplicas',
+        'availableReplicas',
+        'unavailableReplicas',
+        'conditions',
+        'collisionCount',
+      ],
+      conditions('lastUpdateTime', 'lastTransitionTime'),
+    ),
   ),
   [`${APPS}.DeploymentSpec`]: object(
     'Desired behavior of a Deployment.',
@@ -94,21 +135,62 @@ export const workloadModels: Record<string, Schema> = {
     'ReplicaSet',
     'ReplicaSet keeps a number of identical pods running.',
     `${APPS}.ReplicaSetSpec`,
-    rollingStatus('replica set', { fullyLabeledReplicas: int32('Pods whose labels match the template.') }),
+    rollingStatus('replica set', [
+      'replicas',
+      'fullyLabeledReplicas',
+      'readyReplicas',
+      'availableReplicas',
+      'observedGeneration',
+      'conditions',
+    ]),
   ),
   [`${APPS}.ReplicaSetSpec`]: object(
     'Desired behavior of a ReplicaSet.',
     { replicas: replicas(), minReadySeconds: minReadySeconds(), selector: selector(), template: template() },
     ['selector'],
   ),
+  [`${CORE}.ReplicationController`]: kindModel(
+    'ReplicationController',
+    'ReplicationController keeps a number of identical pods running; ReplicaSet with an equality-based selector.',
+    `${CORE}.ReplicationControllerSpec`,
+    rollingStatus('replication controller', [
+      'replicas',
+      'fullyLabeledReplicas',
+      'readyReplicas',
+      'availableReplicas',
+      'observedGeneration',
+      'conditions',
+    ]),
+  ),
+  [`${CORE}.ReplicationControllerSpec`]: object('Desired behavior of a ReplicationController.', {
+    replicas: replicas(),
+    minReadySeconds: minReadySeconds(),
+    selector: stringMap(
+      'Labels the pods must carry to be counted; defaults to the template labels. Must match the template labels.',
+    ),
+    template: template(),
+  }),
+  [`${CORE}.PodTemplate`]: object('PodTemplate describes a template for creating copies of a predefined pod.', {
+    ...typeMeta('PodTemplate'),
+    metadata: objectMetaRef(),
+    template: template(),
+  }),
   [`${APPS}.StatefulSet`]: kindModel(
     'StatefulSet',
     'StatefulSet runs pods with stable identities and per-pod storage.',
     `${APPS}.StatefulSetSpec`,
-    rollingStatus('stateful set', {
-      currentRevision: str('Revision of the current pods.'),
-      updateRevision: str('Revision being rolled out.'),
-    }),
+    rollingStatus('stateful set', [
+      'observedGeneration',
+      'replicas',
+      'readyReplicas',
+      'currentReplicas',
+      'updatedReplicas',
+      'currentRevision',
+      'updateRevision',
+      'collisionCount',
+      'conditions',
+      'availableReplicas',
+    ]),
   ),
   [`${APPS}.StatefulSetSpec`]: object(
     'Desired behavior of a StatefulSet.',
@@ -143,11 +225,18 @@ export const workloadModels: Record<string, Schema> = {
     'DaemonSet',
     'DaemonSet runs a copy of a pod on every eligible node.',
     `${APPS}.DaemonSetSpec`,
+    // DaemonSetStatus's Go field order (k8s.io/api/apps/v1/types.go).
     openObject('Most recently observed status of the daemon set. Read-only.', {
-      desiredNumberScheduled: int32('Nodes that should run the pod.'),
       currentNumberScheduled: int32('Nodes running at least one pod.'),
+      numberMisscheduled: int32('Nodes running the pod that should not.'),
+      desiredNumberScheduled: int32('Nodes that should run the pod.'),
       numberReady: int32('Nodes whose pod is ready.'),
-      conditions: conditions(),
+      observedGeneration: int64('The generation the controller last acted on.'),
+      updatedNumberScheduled: int32('Nodes running the updated pod.'),
+      numberAvailable: int32('Nodes whose pod is available.'),
+      numberUnavailable: int32('Nodes whose pod is not available.'),
+      collisionCount: int32('Count of hash collisions, used to name the next revision.'),
+      conditions: conditions('lastTransitionTime'),
     }),
   ),
   [`${APPS}.DaemonSetSpec`]: object(
@@ -171,13 +260,14 @@ export const workloadModels: Record<string, Schema> = {
     'Job',
     'Job runs pods until a number of them complete successfully.',
     `${BATCH}.JobSpec`,
+    // JobStatus's Go field order (k8s.io/api/batch/v1/types.go).
     openObject('Most recently observed status of the job. Read-only.', {
+      conditions: conditions('lastProbeTime', 'lastTransitionTime'),
+      startTime: ref(`${META}.Time`, 'When the job started.'),
+      completionTime: ref(`${META}.Time`, 'When the job completed.'),
       active: int32('Running pods.'),
       succeeded: int32('Pods that succeeded.'),
       failed: int32('Pods that failed.'),
-      startTime: ref(`${META}.Time`, 'When the job started.'),
-      completionTime: ref(`${META}.Time`, 'When the job completed.'),
-      conditions: conditions(),
     }),
   ),
   [`${BATCH}.JobSpec`]: object(

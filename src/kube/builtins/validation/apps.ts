@@ -1,5 +1,6 @@
 // Validation of the pod-template workloads: apps/v1 Deployment, ReplicaSet, DaemonSet,
-// StatefulSet and batch/v1 Job, following pkg/apis/apps/validation and batch validation.
+// StatefulSet, core/v1 ReplicationController and batch/v1 Job, following pkg/apis/apps/validation,
+// pkg/apis/core/validation and batch validation.
 import type { FieldError } from '../../../apimachinery/validation/field-errors.ts';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import {
@@ -18,12 +19,12 @@ import { semanticEqual } from '../../../apimachinery/json/index.ts';
 import { isQualifiedName } from '../../../apimachinery/validation/names.ts';
 import { validateLabels } from '../../../apimachinery/validation/labels.ts';
 
-function nonNegative(path: string, v: unknown): FieldError[] {
+export function nonNegative(path: string, v: unknown): FieldError[] {
   return typeof v === 'number' && v < 0 ? [fieldInvalid(path, v, 'must be greater than or equal to 0')] : [];
 }
 
 /** ValidatePodTemplateSpec: labels and annotations (reported on `template.labels`), then the spec. */
-function validateTemplate(template: JsonObject, path: string): FieldError[] {
+export function validateTemplate(template: JsonObject, path: string): FieldError[] {
   const md = obj(template, 'metadata');
   const errs = validateLabels(stringMap(md, 'labels'), `${path}.labels`);
   for (const k of Object.keys(obj(md, 'annotations') ?? {}).sort()) {
@@ -74,8 +75,15 @@ function validateSelector(
   return { errs, ok: true, matches };
 }
 
-/** ValidatePodTemplateSpecForReplicaSet (Deployment and ReplicaSet). */
-function validateReplicaTemplate(spec: JsonObject, path: string, kind: 'ReplicaSet'): FieldError[] {
+/**
+ * ValidatePodTemplateSpecForReplicaSet (Deployment and ReplicaSet) and, after its selector check,
+ * ValidatePodTemplateSpecForRC.
+ */
+function validateReplicaTemplate(
+  spec: JsonObject,
+  path: string,
+  kind: 'ReplicaSet' | 'ReplicationController',
+): FieldError[] {
   const errs: FieldError[] = [];
   const template = obj(spec, 'template') ?? {};
   errs.push(...validateTemplate(template, `${path}.template`));
@@ -199,6 +207,25 @@ export function validateReplicaSet(o: JsonObject): FieldError[] {
       errs.push(...selectorMismatch(spec, 'spec'));
     errs.push(...validateReplicaTemplate(spec, 'spec', 'ReplicaSet'));
   }
+  return errs;
+}
+
+/** ValidateReplicationControllerSpec: an equality-based selector (a map) that must not be empty. */
+export function validateReplicationController(o: JsonObject): FieldError[] {
+  const spec = obj(o, 'spec') ?? {};
+  const errs = nonNegative('spec.minReadySeconds', spec.minReadySeconds);
+  const selector = stringMap(spec, 'selector') ?? {};
+  const empty = Object.keys(selector).length === 0;
+  if (empty) errs.push(fieldRequired('spec.selector'));
+  errs.push(...nonNegative('spec.replicas', spec.replicas));
+  if (!obj(spec, 'template')) {
+    errs.push(fieldRequired('spec.template'));
+    return errs;
+  }
+  const labels = templateLabels(spec) ?? {};
+  if (!empty && !Object.entries(selector).every(([k, v]) => labels[k] === v))
+    errs.push(...selectorMismatch(spec, 'spec'));
+  errs.push(...validateReplicaTemplate(spec, 'spec', 'ReplicationController'));
   return errs;
 }
 

@@ -13,10 +13,13 @@ import {
   validateJob,
   validatePodTemplate,
   validateReplicaSet,
+  validateReplicationController,
   validateStatefulSet,
 } from './apps.ts';
+import { validateCronJob } from './cronjob.ts';
+import { validateHorizontalPodAutoscaler } from './autoscaling.ts';
 import { validateConfigMap, validateEvent, validateNamespace, validateNode, validateSecret } from './core.ts';
-import { validateLease, validateRuntimeClass, validateWebhookConfiguration } from './misc.ts';
+import { validateApiService, validateLease, validateRuntimeClass, validateWebhookConfiguration } from './misc.ts';
 import { validatePodCreate, validatePodUpdate } from './pod.ts';
 import { validateService } from './service.ts';
 
@@ -44,6 +47,8 @@ export function validate(
       return old ? validatePodUpdate(obj, old) : validatePodCreate(obj);
     case '/PodTemplate':
       return validatePodTemplate(obj);
+    case '/ReplicationController':
+      return validateReplicationController(obj);
     case '/Service':
       return validateService(obj, old, opts.serviceIpFamily);
     case '/ConfigMap':
@@ -66,6 +71,12 @@ export function validate(
       return validateStatefulSet(obj, old);
     case 'batch/Job':
       return validateJob(obj);
+    case 'batch/CronJob':
+      return validateCronJob(obj);
+    case 'autoscaling/HorizontalPodAutoscaler':
+      return validateHorizontalPodAutoscaler(obj);
+    case 'apiregistration.k8s.io/APIService':
+      return validateApiService(obj);
     case 'coordination.k8s.io/Lease':
       return validateLease(obj);
     case 'admissionregistration.k8s.io/MutatingWebhookConfiguration':

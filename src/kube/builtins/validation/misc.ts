@@ -1,5 +1,5 @@
-// Validation of coordination.k8s.io Lease, admissionregistration.k8s.io webhook configurations
-// and node.k8s.io RuntimeClass.
+// Validation of coordination.k8s.io Lease, admissionregistration.k8s.io webhook configurations,
+// node.k8s.io RuntimeClass and apiregistration.k8s.io APIService.
 import type { FieldError } from '../../../apimachinery/validation/field-errors.ts';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import {
@@ -36,6 +36,45 @@ export function validateLease(o: JsonObject): FieldError[] {
   ) {
     errs.push(fieldForbidden('spec.preferredHolder', 'may only be specified if `strategy` is defined'));
   }
+  return errs;
+}
+
+/** kube-aggregator's ValidateAPIService (pkg/apis/apiregistration/validation/validation.go). */
+export function validateApiService(o: JsonObject): FieldError[] {
+  const spec = obj(o, 'spec') ?? {};
+  const group = str(spec, 'group') ?? '';
+  const version = str(spec, 'version') ?? '';
+  const errs: FieldError[] = [];
+  const required = `${version}.${group}`;
+  const name = str(obj(o, 'metadata'), 'name') ?? '';
+  if (name && name !== required)
+    errs.push(
+      fieldInvalid('metadata.name', name, `must be \`spec.version+"."+spec.group\`: ${JSON.stringify(required)}`),
+    );
+  if (!group && version !== 'v1')
+    errs.push(fieldRequired('spec.group', 'only v1 may have an empty group and it better be legacy kube'));
+  if (group) for (const m of isDNS1123Subdomain(group)) errs.push(fieldInvalid('spec.group', group, m));
+  for (const m of isDNS1035Label(version)) errs.push(fieldInvalid('spec.version', version, m));
+  const groupPriority = typeof spec.groupPriorityMinimum === 'number' ? spec.groupPriorityMinimum : 0;
+  if (groupPriority <= 0 || groupPriority > 20000)
+    errs.push(fieldInvalid('spec.groupPriorityMinimum', groupPriority, 'must be positive and less than 20000'));
+  const versionPriority = typeof spec.versionPriority === 'number' ? spec.versionPriority : 0;
+  if (versionPriority <= 0 || versionPriority > 1000)
+    errs.push(fieldInvalid('spec.versionPriority', versionPriority, 'must be positive and less than 1000'));
+  const service = obj(spec, 'service');
+  const caBundle = str(spec, 'caBundle') ?? '';
+  if (!service) {
+    if (caBundle) errs.push(fieldForbidden('spec.caBundle', 'may not be used when `spec.service` is empty'));
+    if (spec.insecureSkipTLSVerify === true)
+      errs.push(fieldForbidden('spec.insecureSkipTLSVerify', 'may not be used when `spec.service` is empty'));
+    return errs;
+  }
+  if (!str(service, 'namespace')) errs.push(fieldRequired('spec.service.namespace'));
+  if (!str(service, 'name')) errs.push(fieldRequired('spec.service.name'));
+  const port = typeof service.port === 'number' ? service.port : 0;
+  for (const m of isValidPortNum(port)) errs.push(fieldInvalid('spec.service.port', port, `port is not valid: ${m}`));
+  if (spec.insecureSkipTLSVerify === true && caBundle)
+    errs.push(fieldInvalid('spec.insecureSkipTLSVerify', true, 'may not be true if caBundle is present'));
   return errs;
 }
 

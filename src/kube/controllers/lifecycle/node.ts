@@ -1,11 +1,11 @@
 // The parts of kube-controller-manager's node lifecycle and pod GC controllers a local cluster
-// needs. Condition taints: Ready=False gets node.kubernetes.io/not-ready, Ready=Unknown gets
+// needs: the health monitor (node-health.ts) turns silent nodes Unknown, taint eviction
+// (taint-eviction.ts) deletes pods that do not tolerate a NoExecute taint. Condition taints: Ready=False gets node.kubernetes.io/not-ready, Ready=Unknown gets
 // node.kubernetes.io/unreachable (NoSchedule and NoExecute each), a cordoned node gets
 // node.kubernetes.io/unschedulable:NoSchedule; they go away when the condition does. A node with
 // no Ready condition yet is left alone (the scheduler treats it as not ready anyway).
 // Pods bound to a node that no longer exists are deleted (pod GC).
-// Not done: NoExecute eviction (pods on a NotReady node keep running; the default 300 s
-// tolerations are never counted down) and marking silent nodes Unknown after the grace period.
+// Not done: zone-aware eviction rate limiting (every pod is handled at its own time).
 import type { Change, Storage, Watcher } from '../../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
 import type { ResourceCatalog } from '../../registry/catalog.ts';
@@ -14,6 +14,8 @@ import type { ObjectStore } from '../../registry/store/index.ts';
 import { formatTime } from '../../../apimachinery/time/index.ts';
 import { TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE, type Taint } from '../scheduler/predicates.ts';
 import { WorkLoop } from '../work-loop.ts';
+import { DEFAULT_NODE_HEALTH, NodeHealthMonitor, type NodeHealthOptions } from './node-health.ts';
+import { TaintEvictionController } from './taint-eviction.ts';
 
 const ctx = internalContext('node-lifecycle-controller');
 const MANAGED = new Set([TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE]);
@@ -43,24 +45,33 @@ export function desiredConditionTaints(node: JsonObject): Taint[] {
 export class NodeLifecycleController {
   private readonly loop: WorkLoop;
   private watcher?: Watcher;
+  private readonly health: NodeHealthMonitor;
+  private readonly eviction: TaintEvictionController;
 
   constructor(
     private readonly storage: Storage,
     private readonly store: ObjectStore,
     private readonly catalog: ResourceCatalog,
+    options: Partial<NodeHealthOptions> = {},
   ) {
     this.loop = new WorkLoop('node-lifecycle-controller', (key) => this.process(key));
+    this.health = new NodeHealthMonitor(storage, store, catalog, { ...DEFAULT_NODE_HEALTH, ...options });
+    this.eviction = new TaintEvictionController(storage, store, catalog);
   }
 
   start(): void {
     const rev = this.storage.currentRevision();
     for (const n of this.storage.list('/core/nodes/')) this.loop.add(n.key);
     this.watcher = this.storage.watch('/core/', rev, (c) => this.observe(c));
+    this.health.start();
+    this.eviction.start();
   }
 
   stop(): void {
     this.watcher?.stop();
     this.loop.stop();
+    this.health.stop();
+    this.eviction.stop();
   }
 
   private observe(c: Change): void {

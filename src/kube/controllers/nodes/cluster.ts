@@ -5,6 +5,7 @@ import type { ResourceCatalog } from '../../registry/catalog.ts';
 import type { ObjectStore } from '../../registry/store/index.ts';
 import type { Subresources } from '../../registry/subresources/index.ts';
 import { NodeLifecycleController } from '../lifecycle/node.ts';
+import type { NodeHealthOptions } from '../lifecycle/node-health.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
 import { SimulatedNodes, type NodeAgentHandler } from './simulated-nodes.ts';
 import type { SimulatedNodeConfig } from './node-object.ts';
@@ -16,6 +17,8 @@ export interface ClusterOptions {
   scheduler?: boolean;
   /** Capacity, heartbeat interval and shutdown time of simulated nodes. */
   simulatedNodes?: Partial<SimulatedNodeConfig>;
+  /** The node lifecycle controller's monitor period and grace periods (kube's defaults: 5 s, 50 s, 60 s). */
+  nodeLifecycle?: Partial<NodeHealthOptions>;
 }
 
 /** What `internals.nodes` offers. */
@@ -23,6 +26,12 @@ export interface NodeControls {
   add(name?: string): Promise<string>;
   remove(name: string): Promise<void>;
   setReady(name: string, ready: boolean): Promise<void>;
+  /**
+   * Stops or restarts a node's kubelet: stopped, it renews no Lease, posts no status and syncs no
+   * pods (the node lifecycle controller then marks the node Unknown); restarted, it posts its
+   * conditions afresh, as a kubelet coming back does.
+   */
+  setKubeletRunning(name: string, running: boolean): Promise<void>;
   list(): string[];
   /** Resolves once every kubelet has caught up with pending pod changes. */
   idle(): Promise<void>;
@@ -42,7 +51,7 @@ export function startClusterControllers(
   deps: { storage: Storage; store: ObjectStore; catalog: ResourceCatalog; subresources: Subresources },
   options: ClusterOptions,
 ): ClusterControllers {
-  const lifecycle = new NodeLifecycleController(deps.storage, deps.store, deps.catalog);
+  const lifecycle = new NodeLifecycleController(deps.storage, deps.store, deps.catalog, options.nodeLifecycle);
   const scheduler =
     options.scheduler === false ? undefined : new Scheduler(deps.storage, deps.store, deps.catalog, deps.subresources);
   const sim = new SimulatedNodes(deps.storage, deps.store, deps.catalog, options.simulatedNodes);
@@ -54,6 +63,7 @@ export function startClusterControllers(
       add: (name) => sim.add(name),
       remove: (name) => sim.remove(name),
       setReady: (name, ready) => sim.setReady(name, ready),
+      setKubeletRunning: (name, running) => sim.setKubeletRunning(name, running),
       list: () => sim.list(),
       idle: () => sim.idle(),
     },

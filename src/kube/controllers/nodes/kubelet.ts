@@ -14,9 +14,15 @@
 // shortens it as kube-apiserver does); the kubelet sees that update and finishes at the new,
 // earlier time. Finishing marks the containers terminated and the pod Succeeded, then deletes
 // it with gracePeriodSeconds 0; a pod with finalizers stays in storage, terminated, until they
-// are removed. Hooks are not executed (nothing runs), and postStart is ignored. Containers never
-// exit by themselves and never restart; no Pulled/Created/Started/Killing events are written.
+// are removed. Hooks are not executed (nothing runs), and postStart is ignored; no
+// Pulled/Created/Started/Killing events are written.
+//
+// Containers whose command reads as `true`, `false`, `sleep N` or `sh -c 'sleep N; exit M'`
+// exit after that time with that code and are restarted per restartPolicy with the kubelet's
+// CrashLoopBackOff (container-exit.ts, container-runs.ts); every other container runs until
+// the pod is deleted.
 import { createHash } from 'node:crypto';
+import { ContainerRuns, DEFAULT_CRASH_LOOP_BACKOFF, containerId, type CrashLoopBackOff } from './container-runs.ts';
 import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
 import type { ResourceDef } from '../../registry/resource.ts';
 import { internalContext } from '../../registry/context.ts';
@@ -55,6 +61,7 @@ export class SimulatedKubelet {
   private readonly used = new Set<number>();
   /** Pods being terminated: when, and the timer (undefined once it fired). */
   private readonly terminating = new Map<string, { due: number; timer?: NodeJS.Timeout }>();
+  private readonly runs: ContainerRuns;
 
   constructor(
     readonly nodeName: string,
@@ -62,7 +69,12 @@ export class SimulatedKubelet {
     private readonly store: ObjectStore,
     private readonly podsDef: ResourceDef,
     private readonly shutdownMs: number,
-  ) {}
+    crashLoopBackOff: CrashLoopBackOff = DEFAULT_CRASH_LOOP_BACKOFF,
+  ) {
+    this.runs = new ContainerRuns(store, podsDef, crashLoopBackOff, (e) =>
+      console.error(`peerpods kubelet ${nodeName}: ${(e as Error).message}`),
+    );
+  }
 
   get hostIp(): string {
     return nodeIp(this.index);
@@ -71,6 +83,7 @@ export class SimulatedKubelet {
   stop(): void {
     for (const t of this.terminating.values()) clearTimeout(t.timer);
     this.terminating.clear();
+    this.runs.stop();
   }
 
   /** The pod is gone from storage. */
@@ -80,6 +93,7 @@ export class SimulatedKubelet {
     this.ips.delete(key);
     clearTimeout(this.terminating.get(key)?.timer);
     this.terminating.delete(key);
+    this.runs.forget(key);
   }
 
   async sync(key: string, pod: JsonObject): Promise<void> {
@@ -87,11 +101,13 @@ export class SimulatedKubelet {
     const status = (pod.status ?? {}) as JsonObject;
     if (typeof status.podIP === 'string') this.remember(key, status.podIP);
     if (meta.deletionTimestamp) {
+      this.runs.disarm(key);
       this.scheduleTermination(key, pod);
       return;
     }
     if (status.phase === 'Pending' && !status.startTime)
       await this.start(key, meta, ((pod.spec ?? {}) as JsonObject).hostNetwork === true);
+    else if (status.phase === 'Running') this.runs.arm(key, pod);
   }
 
   private remember(key: string, ip: string): void {
@@ -134,7 +150,6 @@ export class SimulatedKubelet {
           lastTransitionTime: now,
         });
         const kept = ((status.conditions ?? []) as JsonObject[]).filter((c) => c.type === 'PodScheduled');
-        const containerId = (name: string): string => `simulated://${hash(`${m.uid}/${name}`, 64)}`;
         const containers = (spec.containers ?? []) as JsonObject[];
         const inits = (spec.initContainers ?? []) as JsonObject[];
         pod.status = {
@@ -155,7 +170,7 @@ export class SimulatedKubelet {
           ...(inits.length > 0
             ? {
                 initContainerStatuses: inits.map((c) => {
-                  const base = this.containerBase(c, containerId(String(c.name)));
+                  const base = this.containerBase(c, containerId(m.uid, String(c.name)));
                   return c.restartPolicy === 'Always'
                     ? { ...base, ready: true, started: true, state: { running: { startedAt: now } } }
                     : {
@@ -176,7 +191,7 @@ export class SimulatedKubelet {
               }
             : {}),
           containerStatuses: containers.map((c) => ({
-            ...this.containerBase(c, containerId(String(c.name))),
+            ...this.containerBase(c, containerId(m.uid, String(c.name))),
             ready: true,
             started: true,
             state: { running: { startedAt: now } },

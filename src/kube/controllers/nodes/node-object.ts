@@ -4,6 +4,7 @@ import { arch, release } from 'node:os';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { formatMicroTime, formatTime } from '../../../apimachinery/time/index.ts';
 import { KUBE_VERSION } from '../../version.ts';
+import { DEFAULT_CRASH_LOOP_BACKOFF, type CrashLoopBackOff } from './container-runs.ts';
 
 export const SIMULATED_LABEL = 'peerpods.io/simulated';
 export const WORKER_LABEL = 'node.kubernetes.io/worker';
@@ -20,6 +21,8 @@ export interface SimulatedNodeConfig {
    */
   shutdownMs: number;
   leaseDurationSeconds: number;
+  /** Restart delays of containers that keep exiting (tests shorten them). */
+  crashLoopBackOff: CrashLoopBackOff;
 }
 
 export const DEFAULT_NODE_CONFIG: SimulatedNodeConfig = {
@@ -34,6 +37,7 @@ export const DEFAULT_NODE_CONFIG: SimulatedNodeConfig = {
   heartbeatIntervalMs: 10_000,
   shutdownMs: 1000,
   leaseDurationSeconds: 40,
+  crashLoopBackOff: DEFAULT_CRASH_LOOP_BACKOFF,
 };
 
 const GO_ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };

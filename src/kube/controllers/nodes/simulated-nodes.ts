@@ -4,7 +4,8 @@
 // The API is the source of truth, so the same node can be driven from code (add/remove/setReady)
 // or from any client: a Node created with the label peerpods.io/simulated=true is adopted (its
 // missing status filled in), deleting a Node stops its kubelet, and a Ready condition written by
-// someone else is kept — heartbeats refresh times only. Pods whose runtimeClassName a node agent
+// someone else is kept — heartbeats refresh times only. A stopped kubelet (setKubeletRunning)
+// neither heartbeats nor syncs pods until restarted, when it posts its conditions afresh. Pods whose runtimeClassName a node agent
 // has claimed (registerNodeAgent) are left to that agent: the kubelet neither starts nor
 // finishes them.
 import type { Change, Storage, Watcher } from '../../storage/storage.ts';
@@ -18,6 +19,7 @@ import { SimulatedKubelet } from './kubelet.ts';
 import {
   DEFAULT_NODE_CONFIG,
   leaseObject,
+  nodeConditions,
   nodeObject,
   nodeStatus,
   NODE_LEASE_NAMESPACE,
@@ -48,6 +50,9 @@ export class SimulatedNodes {
   /** Indexes promised to nodes being created by add(), until their ADDED event arrives. */
   private readonly reserved = new Map<string, number>();
   private readonly agents = new Map<string, NodeAgentHandler | undefined>();
+  /** Nodes whose kubelet was stopped, and the readiness each kubelet reports (setReady). */
+  private readonly stoppedKubelets = new Set<string>();
+  private readonly readyIntent = new Map<string, boolean>();
   private readonly watchers: Watcher[] = [];
   private heartbeat?: NodeJS.Timeout;
   private readonly nodesDef: ResourceDef;
@@ -119,6 +124,7 @@ export class SimulatedNodes {
 
   /** Writes the Ready condition as the kubelet would; the lifecycle controller adds the taints. */
   async setReady(name: string, ready: boolean): Promise<void> {
+    this.readyIntent.set(name, ready);
     const updated = await this.store.updateWith(
       this.nodesDef,
       undefined,
@@ -137,6 +143,18 @@ export class SimulatedNodes {
       'status',
     );
     if (!updated) throw new Error(`node ${name} not found`);
+  }
+
+  async setKubeletRunning(name: string, running: boolean): Promise<void> {
+    if (!this.kubelets.has(name)) throw new Error(`node ${name} is not simulated`);
+    if (!running) {
+      this.stoppedKubelets.add(name);
+      return;
+    }
+    if (!this.stoppedKubelets.delete(name)) return;
+    await this.postConditions(name);
+    await this.renewLease(name);
+    for (const p of this.storage.list(PODS)) if (p.json.includes(`"nodeName":"${name}"`)) this.markDirty(p.key);
   }
 
   registerNodeAgent(runtimeClassName: string, handler?: NodeAgentHandler): void {
@@ -180,6 +198,8 @@ export class SimulatedNodes {
       if (!k) return;
       k.stop();
       this.kubelets.delete(name);
+      this.stoppedKubelets.delete(name);
+      this.readyIntent.delete(name);
       this.usedIndexes.delete(k.index);
       return;
     }
@@ -188,7 +208,10 @@ export class SimulatedNodes {
     if (((node.metadata as ObjectMeta).labels ?? {})[SIMULATED_LABEL] !== 'true') return;
     const index = this.reserved.get(name) ?? this.indexFromNode(node) ?? this.freeIndex(name);
     this.usedIndexes.add(index);
-    this.kubelets.set(name, new SimulatedKubelet(name, index, this.store, this.podsDef, this.config.shutdownMs));
+    this.kubelets.set(
+      name,
+      new SimulatedKubelet(name, index, this.store, this.podsDef, this.config.shutdownMs, this.config.crashLoopBackOff),
+    );
     // Deferred: we are inside the write that created the node.
     setImmediate(() => {
       if (this.stopped || !this.kubelets.has(name)) return;
@@ -245,6 +268,7 @@ export class SimulatedNodes {
   private async beat(): Promise<void> {
     for (const name of [...this.kubelets.keys()]) {
       if (this.stopped) return;
+      if (this.stoppedKubelets.has(name)) continue;
       try {
         await this.renewLease(name);
         await this.refreshHeartbeat(name);
@@ -276,6 +300,26 @@ export class SimulatedNodes {
     } catch (e) {
       if ((e as { code?: number }).code !== 409) throw e;
     }
+  }
+
+  /** A kubelet starting again reports every condition it owns, replacing what others wrote. */
+  private async postConditions(name: string): Promise<void> {
+    const fresh = nodeConditions(this.readyIntent.get(name) ?? true);
+    const types = new Set(fresh.map((c) => c.type));
+    await this.store.updateWith(
+      this.nodesDef,
+      undefined,
+      name,
+      ctx,
+      (node) => {
+        const status = (node.status ?? {}) as JsonObject;
+        const conditions = (status.conditions ?? []) as JsonObject[];
+        status.conditions = [...conditions.filter((c) => !types.has(c.type)), ...fresh];
+        node.status = status;
+        return node;
+      },
+      'status',
+    );
   }
 
   /** Bumps lastHeartbeatTime on every condition, keeping their status (set by setReady or a client). */
@@ -324,7 +368,7 @@ export class SimulatedNodes {
     const pod = JSON.parse(stored.json) as JsonObject;
     const spec = (pod.spec ?? {}) as JsonObject;
     const nodeName = String(spec.nodeName ?? '');
-    if (!this.kubelets.has(nodeName)) return;
+    if (!this.kubelets.has(nodeName) || this.stoppedKubelets.has(nodeName)) return;
     if (typeof spec.runtimeClassName === 'string' && this.agents.has(spec.runtimeClassName)) {
       this.agents.get(spec.runtimeClassName)?.({ type, pod, nodeName });
       return;

@@ -1,7 +1,7 @@
-// What the ReplicaSet and Deployment controllers share: reading untyped objects defensively
-// (anything malformed is skipped, never thrown on), controller references, pod readiness and
-// availability as kube's podutil computes them, selectors, claiming (adopt/release) and a
-// per-key backoff so a persistent failure cannot spin.
+// What the workload controllers (ReplicaSet, ReplicationController, Deployment, ...) share:
+// reading untyped objects defensively (anything malformed is skipped, never thrown on),
+// controller references, pod readiness and availability as kube's podutil computes them,
+// selectors, claiming (adopt/release) and a per-key backoff so a persistent failure cannot spin.
 import { ItemExponentialBackoff } from '../../../apimachinery/backoff.ts';
 import { isPodReady, isPodTerminal, statusCondition } from '../../../apimachinery/core/index.ts';
 import type { JsonObject, ObjectMeta, OwnerReference } from '../../../apimachinery/meta/index.ts';
@@ -58,12 +58,18 @@ export function controllerRef(meta: ObjectMeta | undefined): OwnerReference | un
 }
 
 export function isAppsV1(ref: OwnerReference, kind: string): boolean {
-  return ref.kind === kind && typeof ref.apiVersion === 'string' && ref.apiVersion.startsWith('apps/');
+  return refersTo(ref, 'apps', kind);
 }
 
-export function ownerRefTo(kind: string, owner: WorkloadObject): OwnerReference {
+/** Whether `ref` names `kind` of `group` in any version (core: apiVersion without a group). */
+export function refersTo(ref: OwnerReference, group: string, kind: string): boolean {
+  if (ref.kind !== kind || typeof ref.apiVersion !== 'string') return false;
+  return group === '' ? !ref.apiVersion.includes('/') : ref.apiVersion.startsWith(`${group}/`);
+}
+
+export function ownerRefTo(kind: string, owner: WorkloadObject, apiVersion = 'apps/v1'): OwnerReference {
   return {
-    apiVersion: 'apps/v1',
+    apiVersion,
     kind,
     name: owner.metadata.name!,
     uid: owner.metadata.uid!,
@@ -195,6 +201,8 @@ export async function slowStartBatch(
 export async function claim(opts: {
   owner: WorkloadObject;
   ownerKind: string;
+  /** The owner's apiVersion in the references it writes; apps/v1 unless given. */
+  ownerApiVersion?: string;
   candidates: WorkloadObject[];
   matches: (labels: Record<string, string>) => boolean;
   canAdopt?: (o: WorkloadObject) => boolean;
@@ -230,7 +238,7 @@ export async function claim(opts: {
       if (m.uid !== c.metadata.uid || m.deletionTimestamp || controllerRef(m)) return undefined;
       m.ownerReferences = [
         ...(Array.isArray(m.ownerReferences) ? m.ownerReferences : []),
-        ownerRefTo(opts.ownerKind, owner),
+        ownerRefTo(opts.ownerKind, owner, opts.ownerApiVersion),
       ];
       adopted = true;
       return fresh;

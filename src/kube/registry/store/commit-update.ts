@@ -58,14 +58,18 @@ export async function commitUpdate(
   const attrs: AdmissionAttributes = { def, operation: 'UPDATE', subresource, namespace, name, ctx };
   const mutated = await store.admission.mutate(attrs, next, current);
   next = afterMutation(def, mutated, next, ctx, 'update');
-  bumpGeneration(def, current, next);
+  bumpGeneration(def, current, next, subresource);
 
   validate(def, next, subresource === 'binding' ? undefined : current);
   await store.admission.validate(attrs, next, current);
   if (target.operation !== 'Apply') recordManagedFields(store, def, current, next, ctx, subresource);
-  next = ordered(next);
+  next = ordered(def, next);
 
-  if (isDeepStrictEqual(withoutVolatileMeta(next), withoutVolatileMeta(current))) {
+  // An apply that only adds its manager to fields it shares is still a write: shared ownership is
+  // what keeps those fields when another applier drops them.
+  const sameOwners =
+    target.operation !== 'Apply' || isDeepStrictEqual(meta(next).managedFields, meta(current).managedFields);
+  if (sameOwners && isDeepStrictEqual(withoutVolatileMeta(next), withoutVolatileMeta(current))) {
     return { object: current, created: false };
   }
   if (ctx.dryRun) return { object: next, created: false };
@@ -111,11 +115,18 @@ function rejectFinalizersAddedWhileDeleting(
   ]);
 }
 
-function bumpGeneration(def: ResourceDef, current: JsonObject, next: JsonObject): void {
+function bumpGeneration(
+  def: ResourceDef,
+  current: JsonObject,
+  next: JsonObject,
+  subresource: string | undefined,
+): void {
   const generation = meta(current).generation;
   if (!def.hasGeneration && !(typeof generation === 'number' && generation > 0)) return;
   const ignoreStatus = hasSubresource(def, 'status');
-  const changed = !isDeepStrictEqual(specPart(next, ignoreStatus), specPart(current, ignoreStatus));
+  const changed =
+    def.strategy.generationChanged?.(next, current, subresource) ??
+    !isDeepStrictEqual(specPart(next, ignoreStatus), specPart(current, ignoreStatus));
   meta(next).generation = (typeof generation === 'number' ? generation : 0) + (changed ? 1 : 0);
 }
 

@@ -9,7 +9,7 @@ import { objectKey } from '../keys.ts';
 import type { ResourceDef } from '../resource.ts';
 import type { StoreContext } from './context.ts';
 import { decodeObject } from './decode.ts';
-import { meta, parseStored, refOf } from './objects.ts';
+import { meta, ordered, orderedForStorage, parseStored, refOf } from './objects.ts';
 import { prepareCreate } from './prepare-create.ts';
 import { present, toStored, written } from './presentation.ts';
 
@@ -41,10 +41,10 @@ export async function createObject(
     if (ctx.dryRun) {
       def.strategy.release?.(prepared);
       if (store.storage.get(objectKey(def, namespace, name()))) throw alreadyExists(refOf(def), name());
-      return present(def, prepared);
+      return present(def, ordered(def, prepared));
     }
     try {
-      const toStore = toStored(def, prepared);
+      const toStore = toStored(def, orderedForStorage(def, prepared));
       const stored = store.storage.create(objectKey(def, namespace, name()), toStore as KubeObject);
       return written(def, toStore, stored);
     } catch (e) {

@@ -4,7 +4,7 @@ import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts
 import { formatTime } from '../../../apimachinery/time/index.ts';
 import type { ResourceDef } from '../resource.ts';
 import type { StoreContext } from './context.ts';
-import { meta } from './objects.ts';
+import { meta, ordered } from './objects.ts';
 import type { DeleteOptions } from './types.ts';
 
 /** A pod's grace period when its spec sets none. */
@@ -52,7 +52,7 @@ export function markDeletionPending(
   if (def.builtin && def.kind === 'Namespace') {
     next.status = { ...((next.status as JsonObject) ?? {}), phase: 'Terminating' };
   }
-  return next;
+  return ordered(def, next);
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { ResourceRef } from '../../../apimachinery/errors/index.ts';
 import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
 import type { StoredObject } from '../../storage/storage.ts';
+import { builtinFieldOrder, sortKeysDeep } from '../../builtins/index.ts';
 import type { ResourceDef } from '../resource.ts';
 
 export function refOf(def: ResourceDef): ResourceRef {
@@ -18,10 +19,30 @@ export function meta(obj: JsonObject): ObjectMeta {
   return obj.metadata as ObjectMeta;
 }
 
-/** Puts apiVersion, kind and metadata first, as kube-apiserver serializes. */
-export function ordered(obj: JsonObject): JsonObject {
-  const { apiVersion, kind, metadata, ...rest } = obj;
-  return { apiVersion, kind, metadata, ...rest };
+const fieldOrders = new WeakMap<ResourceDef, (obj: JsonObject) => JsonObject>();
+
+/**
+ * The object with its keys in the order kube-apiserver serializes it: a built-in kind in its Go
+ * struct's field order, a custom resource with every level's keys sorted.
+ */
+export function ordered(def: ResourceDef, obj: JsonObject): JsonObject {
+  let order = fieldOrders.get(def);
+  if (!order) {
+    order = def.builtin
+      ? builtinFieldOrder(def.group, def.version, def.kind)
+      : (o: JsonObject) => sortKeysDeep(o) as JsonObject;
+    fieldOrders.set(def, order);
+  }
+  return order(obj);
+}
+
+/**
+ * A new object in its stored order. Storage stamps resourceVersion into the object it is given,
+ * so its slot among the metadata fields is reserved first.
+ */
+export function orderedForStorage(def: ResourceDef, obj: JsonObject): JsonObject {
+  meta(obj).resourceVersion ??= '';
+  return ordered(def, obj);
 }
 
 /** Everything but metadata (and status when `ignoreStatus`): what bumps `generation`. */

@@ -8,7 +8,7 @@ import { hasSubresource, type ResourceDef } from '../resource.ts';
 import type { StoreContext } from './context.ts';
 import { recordManagedFields } from './managed-fields.ts';
 import { afterMutation, normalize } from './normalize.ts';
-import { meta, ordered } from './objects.ts';
+import { meta } from './objects.ts';
 import { validate } from './validate.ts';
 
 export async function prepareCreate(
@@ -32,7 +32,7 @@ export async function prepareCreate(
   validate(def, admitted, undefined);
   await store.admission.validate(attrs, admitted, undefined);
   recordManagedFields(store, def, undefined, admitted, ctx, undefined);
-  return ordered(admitted);
+  return admitted;
 }
 
 function stampSystemFields(store: StoreContext, def: ResourceDef, obj: JsonObject): void {

@@ -11,6 +11,7 @@ import type { JsonObject, Status } from '../../../apimachinery/meta/index.ts';
 import { compileSelector } from '../../builtins/selector.ts';
 import { builtinResourceDefs } from '../builtins.ts';
 import type { RequestContext } from '../context.ts';
+import { checkDeleteOptions, rawDeleteOptions, type RequestDeleteOptions } from '../delete-options.ts';
 import { listPrefix } from '../keys.ts';
 import type { ResourceDef } from '../resource.ts';
 import { parseStored, type DeleteOptions, type ObjectStore } from '../store/index.ts';
@@ -91,44 +92,10 @@ export function budgetFigures(pdb: JsonObject, pods: JsonObject[]): BudgetFigure
 }
 
 /** metav1.DeleteOptions of the Eviction body as the store takes them; `dryRun` separately. */
-function deleteOptionsOf(raw: unknown): { options: DeleteOptions; dryRun: boolean } {
+function deleteOptionsOf(raw: unknown): RequestDeleteOptions {
   if (raw === undefined || raw === null) return { options: {}, dryRun: false };
   if (!isObject(raw)) throw badRequest('deleteOptions: Invalid value: must be an object');
-  const options: DeleteOptions = {};
-  const policy = raw.propagationPolicy;
-  if (policy !== undefined && policy !== null) {
-    if (typeof policy !== 'string' || !['Background', 'Foreground', 'Orphan'].includes(policy)) {
-      throw badRequest(
-        `propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
-      );
-    }
-    options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  }
-  if (raw.orphanDependents !== undefined && raw.orphanDependents !== null) {
-    if (options.propagationPolicy !== undefined)
-      throw badRequest('orphanDependents: Invalid value: cannot set both OrphanDependents and PropagationPolicy');
-    if (raw.orphanDependents === true) options.propagationPolicy = 'Orphan';
-  }
-  const grace = raw.gracePeriodSeconds;
-  if (grace !== undefined && grace !== null) {
-    if (typeof grace !== 'number' || !Number.isInteger(grace))
-      throw badRequest('gracePeriodSeconds: Invalid value: must be an integer');
-    options.gracePeriodSeconds = grace;
-  }
-  if (isObject(raw.preconditions)) {
-    const pre: NonNullable<DeleteOptions['preconditions']> = {};
-    if (typeof raw.preconditions.uid === 'string') pre.uid = raw.preconditions.uid;
-    if (typeof raw.preconditions.resourceVersion === 'string') pre.resourceVersion = raw.preconditions.resourceVersion;
-    options.preconditions = pre;
-  }
-  let dryRun = false;
-  if (Array.isArray(raw.dryRun)) {
-    for (const d of raw.dryRun) {
-      if (d !== 'All') throw badRequest(`dryRun: Unsupported value: ${JSON.stringify(d)}: supported values: "All"`);
-      dryRun = true;
-    }
-  }
-  return { options, dryRun };
+  return checkDeleteOptions(rawDeleteOptions(raw));
 }
 
 /** The decoding checks of kube's create handler for a body that must be an Eviction. */

@@ -1,6 +1,7 @@
 // The scale subresource (autoscaling/v1 Scale) of the built-in workloads and of custom resources
 // that declare one: a view of the object's replica fields, and writes that change only the
 // desired replica count.
+import { jsonSyntaxMessage, unrecognizedObject, versionKindParseMessage } from '../body-errors.ts';
 import { badRequest, conflict, notFound } from '../../../apimachinery/errors/index.ts';
 import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
 import { selectorString } from '../../builtins/selector.ts';
@@ -56,9 +57,12 @@ function toScale(def: ResourceDef, obj: JsonObject): JsonObject {
   const m = obj.metadata as JsonObject;
   const paths = scalePaths(def);
   const sel = paths.selector ? getPath(obj, paths.selector) : undefined;
-  // Built-ins keep a LabelSelector; kube reports it in selector syntax, keys sorted.
+  // Built-ins keep a LabelSelector (ReplicationControllers a map, labels.SelectorFromSet); kube
+  // reports it in selector syntax, keys sorted.
+  const labelSelector =
+    def.builtin && def.kind === 'ReplicationController' && def.group === '' ? { matchLabels: sel } : sel;
   const selector = def.builtin
-    ? selectorString(sel as JsonValue) || undefined
+    ? selectorString(labelSelector as JsonValue) || undefined
     : typeof sel === 'string'
       ? sel
       : undefined;
@@ -87,8 +91,10 @@ export function scaleSubresource(store: ObjectStore): ScaleSubresource {
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
-      } catch (e) {
-        throw badRequest(`the body of the request could not be decoded: ${(e as Error).message}`);
+      } catch {
+        // PUT decodes a Scale (handlers/update.go); PATCH fails as patch.go's decoding does.
+        if (method === 'PUT') throw unrecognizedObject('Scale', versionKindParseMessage(text), body);
+        throw badRequest(`error decoding patch: ${jsonSyntaxMessage(text)}`);
       }
       if (method === 'PUT') scale = parsed as JsonObject;
       else {

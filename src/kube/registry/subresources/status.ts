@@ -13,7 +13,11 @@ export function isolate(
     const next = structuredClone(current);
     if (incoming.status === undefined) delete next.status;
     else next.status = incoming.status;
-    // Labels and annotations are not writable through /status; managedFields come from the request.
+    // Built-in status strategies reset only the spec (and what builtins/status.ts lists), so
+    // metadata edits made through /status persist: the deployment controller writes its revision
+    // annotation with UpdateStatus (pkg/controller/deployment/sync.go). Custom resources' /status
+    // changes status alone; managedFields come from the request.
+    if (def.builtin && incoming.metadata !== undefined) next.metadata = structuredClone(incoming.metadata);
     return next;
   }
   if (subresource === 'binding') {

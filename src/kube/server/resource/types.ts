@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceDef } from '../../registry/resource.ts';
 import type { ObjectStore } from '../../registry/store/index.ts';
 import type { Extensions } from '../extensions.ts';
+import type { OutputTarget } from '../output/negotiate.ts';
 import type { WatchRegistry } from '../watches.ts';
 
 export interface HandlerDeps {
@@ -20,4 +21,6 @@ export interface ResourceRequest {
   req: IncomingMessage;
   res: ServerResponse;
   query: URLSearchParams;
+  /** The representation the Accept header negotiated. */
+  output: OutputTarget;
 }

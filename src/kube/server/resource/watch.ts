@@ -1,17 +1,19 @@
-// A watch over a collection: JSON events (or Table rows), periodic bookmarks and the client's
+// A watch over a collection: JSON events (or their negotiated conversion), periodic bookmarks and the client's
 // timeout, streamed until either side ends it.
 import { startWatch, type WatchEventType } from '../../registry/watch.ts';
 import { queryBool, queryInt } from '../request.ts';
 import { selectorFilter } from './filter.ts';
+import { watchObjectEncoder } from './representation.ts';
 import type { HandlerDeps, ResourceRequest } from './types.ts';
 import { WatchStream } from './watch-stream.ts';
+import { scheduleBookmarks } from './bookmark-timer.ts';
 
 export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
   const { def, req, res, query: q } = r;
   const filter = selectorFilter(def, q);
   const timeoutSeconds = queryInt(q, 'timeoutSeconds');
   const sendInitial = queryBool(q, 'sendInitialEvents');
-  const tableWatch = deps.extensions.table?.watch(def, req);
+  const encode = watchObjectEncoder(deps, r);
   const stream = new WatchStream(res);
   const active = startWatch(
     deps.store.storage,
@@ -27,8 +29,7 @@ export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
     (json) => deps.store.presentJson(def, json),
     {
       event(type: WatchEventType, json: string) {
-        const payload = tableWatch && type !== 'BOOKMARK' ? tableWatch(json) : json;
-        stream.write(`{"type":"${type}","object":${payload}}\n`);
+        stream.write(`{"type":"${type}","object":${encode(type, json)}}\n`);
       },
       expired(status) {
         stream.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
@@ -43,11 +44,10 @@ export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
   }
   stream.begin();
   stream.onClose(() => active.stop());
-  const bookmarkTimer = setInterval(() => active.bookmark(), deps.bookmarkIntervalMs);
-  bookmarkTimer.unref();
-  stream.onClose(() => clearInterval(bookmarkTimer));
-  if (timeoutSeconds !== undefined && timeoutSeconds > 0) {
-    const timeout = setTimeout(stream.close, timeoutSeconds * 1000);
+  const deadline = timeoutSeconds !== undefined && timeoutSeconds > 0 ? Date.now() + timeoutSeconds * 1000 : undefined;
+  stream.onClose(scheduleBookmarks(() => active.bookmark(), deps.bookmarkIntervalMs, deadline));
+  if (deadline !== undefined) {
+    const timeout = setTimeout(stream.close, deadline - Date.now());
     timeout.unref();
     stream.onClose(() => clearTimeout(timeout));
   }

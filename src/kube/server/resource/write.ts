@@ -4,6 +4,7 @@ import type { RequestContext } from '../../registry/context.ts';
 import type { WriteResult } from '../../registry/store/index.ts';
 import { queryBool } from '../request.ts';
 import type { DecodedWriteOf as Decoded } from './body.ts';
+import { objectBody } from './representation.ts';
 import { sendJson } from './response.ts';
 import type { HandlerDeps, ResourceRequest } from './types.ts';
 
@@ -14,7 +15,7 @@ export async function serveCreate(
   ctx: RequestContext,
 ): Promise<void> {
   const created = await deps.store.create(r.def, r.namespace, call.object, ctx);
-  sendJson(r.res, 201, JSON.stringify(created), ctx.warnings);
+  sendJson(r.res, 201, objectBody(deps, r, JSON.stringify(created)), ctx.warnings);
 }
 
 export async function serveUpdate(
@@ -24,7 +25,7 @@ export async function serveUpdate(
   ctx: RequestContext,
 ): Promise<void> {
   const result = await deps.store.update(r.def, r.namespace, call.name, call.object, ctx, r.subresource);
-  sendWritten(r, result, ctx);
+  sendWritten(deps, r, result, ctx);
 }
 
 export async function servePatch(
@@ -40,9 +41,9 @@ export async function servePatch(
     subresource: r.subresource,
     force,
   });
-  sendWritten(r, result, ctx);
+  sendWritten(deps, r, result, ctx);
 }
 
-function sendWritten(r: ResourceRequest, result: WriteResult, ctx: RequestContext): void {
-  sendJson(r.res, result.created ? 201 : 200, JSON.stringify(result.object), ctx.warnings);
+function sendWritten(deps: HandlerDeps, r: ResourceRequest, result: WriteResult, ctx: RequestContext): void {
+  sendJson(r.res, result.created ? 201 : 200, objectBody(deps, r, JSON.stringify(result.object)), ctx.warnings);
 }

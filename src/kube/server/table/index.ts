@@ -6,7 +6,7 @@ import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import type { ListResult } from '../../registry/list.ts';
 import type { ResourceDef } from '../../registry/resource.ts';
 import type { TableRenderer } from '../extensions.ts';
-import { includeObjectOf, negotiateTable, type IncludeObject, type TableVersion } from './negotiate.ts';
+import { includeObjectOf, type IncludeObject, type TableVersion } from './negotiate.ts';
 import { printerFor } from './printers/index.ts';
 import type { Printer } from './types.ts';
 
@@ -59,9 +59,7 @@ function resourceVersionOf(obj: JsonObject): JsonObject {
 export function createTableRenderer(options: TableRendererOptions = {}): TableRenderer {
   const clock = options.now ?? Date.now;
   return {
-    list(def: ResourceDef, itemsJson: string[], req: IncomingMessage, result: ListResult) {
-      const version = negotiateTable(req);
-      if (!version) return undefined;
+    list(def: ResourceDef, itemsJson: string[], req: IncomingMessage, result: ListResult, version: TableVersion) {
       const include = includeObjectOf(req);
       const printer = printerFor(def);
       const now = clock();
@@ -71,20 +69,16 @@ export function createTableRenderer(options: TableRendererOptions = {}): TableRe
       const metadata: JsonObject = { resourceVersion: String(result.revision) };
       if (result.continueToken) metadata.continue = result.continueToken;
       if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
-      return { body: tableJson(version, metadata, printer, true, rows) };
+      return tableJson(version, metadata, printer, true, rows);
     },
-    object(def: ResourceDef, json: string, req: IncomingMessage) {
-      const version = negotiateTable(req);
-      if (!version) return undefined;
+    object(def: ResourceDef, json: string, req: IncomingMessage, version: TableVersion) {
       const include = includeObjectOf(req);
       const printer = printerFor(def);
       const obj = JSON.parse(json) as JsonObject;
       const row = rowJson(printer, obj, json, include, version, clock());
-      return { body: tableJson(version, resourceVersionOf(obj), printer, true, [row]) };
+      return tableJson(version, resourceVersionOf(obj), printer, true, [row]);
     },
-    watch(def: ResourceDef, req: IncomingMessage) {
-      const version = negotiateTable(req);
-      if (!version) return undefined;
+    watch(def: ResourceDef, req: IncomingMessage, version: TableVersion) {
       const include = includeObjectOf(req);
       const printer = printerFor(def);
       // kube-apiserver sends the column definitions with the first event only.

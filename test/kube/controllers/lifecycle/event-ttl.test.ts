@@ -5,7 +5,7 @@ import { EventTtlController } from '../../../../src/kube/controllers/lifecycle/e
 import { MemoryStorage } from '../../../../src/kube/storage/memory.ts';
 import type { KubeObject } from '../../../../src/apimachinery/meta/index.ts';
 import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
-import { call } from '../../server/table/http.ts';
+import { call } from '../../server/http.ts';
 
 const event = (name: string, extra: Record<string, unknown> = {}): KubeObject =>
   ({ apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: 'default' }, reason: 'R', ...extra }) as KubeObject;

@@ -30,6 +30,9 @@ const PREFIX: Record<string, string> = {
   rs: '/apps/replicasets/',
   pod: '/core/pods/',
   event: '/core/events/',
+  sts: '/apps/statefulsets/',
+  revision: '/apps/controllerrevisions/',
+  pvc: '/core/persistentvolumeclaims/',
 };
 
 export function get(cp: TestCluster, kind: keyof typeof PREFIX, ns: string, name: string): Obj | undefined {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
 import { kubectl, kubectlStream } from '../../../helpers/kubectl.ts';
-import { call } from './http.ts';
+import { call } from '../http.ts';
 
 let cp: TestCluster;
 const VERSIONS = [undefined, '1.27'];

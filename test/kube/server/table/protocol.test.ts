@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
-import { call, TABLE_ACCEPT } from './http.ts';
+import { call, TABLE_ACCEPT } from '../http.ts';
 
 interface Table {
   kind: string;

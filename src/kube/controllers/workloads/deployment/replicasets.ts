@@ -236,13 +236,20 @@ export class DeploymentReplicaSets {
     await this.writeDeployment(d, (fresh) => (fresh.status = status), 'status');
   }
 
-  /** SetDeploymentRevision: the revision annotation is metadata, written through the main resource. */
+  /**
+   * SetDeploymentRevision, written as kube's getNewReplicaSet does with UpdateStatus (sync.go):
+   * through the main resource the annotation change would bump metadata.generation.
+   */
   private async setDeploymentRevision(d: WorkloadObject, revision: string): Promise<void> {
     if (d.metadata.annotations?.[REVISION] === revision) return;
-    await this.writeDeployment(d, (fresh) => {
-      const m = fresh.metadata as ObjectMeta;
-      m.annotations = { ...(isObject(m.annotations) ? m.annotations : {}), [REVISION]: revision };
-    });
+    await this.writeDeployment(
+      d,
+      (fresh) => {
+        const m = fresh.metadata as ObjectMeta;
+        m.annotations = { ...(isObject(m.annotations) ? m.annotations : {}), [REVISION]: revision };
+      },
+      'status',
+    );
   }
 
   async recordScaling(d: WorkloadObject, message: string): Promise<void> {

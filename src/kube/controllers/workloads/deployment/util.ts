@@ -4,6 +4,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../../../../apimachinery/json/index.ts';
 import { annotationsOf, byCreation, int, type WorkloadObject } from '../common.ts';
+import { canonicalJson } from '../hash.ts';
 
 export const HASH_LABEL = 'pod-template-hash';
 export const REVISION = 'deployment.kubernetes.io/revision';
@@ -17,45 +18,7 @@ const MAX_INT32 = 2147483647;
 
 // ---------------------------------------------------------------- hash
 
-/** JSON with object keys sorted, so the hash does not depend on field order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObject(v)) {
-    const keys = Object.keys(v)
-      .filter((k) => v[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
-function fnv32a(bytes: Uint8Array, h = 0x811c9dc5): number {
-  for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
-  return h;
-}
-
-const SAFE_ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** rand.SafeEncodeString: each character mapped into an alphabet without vowels or 0/1/3. */
-export function safeEncode(s: string): string {
-  return [...s].map((c) => SAFE_ALPHANUMS[c.codePointAt(0)! % SAFE_ALPHANUMS.length]).join('');
-}
-
-/**
- * controller.ComputeHash: fnv32a of the template, then of collisionCount as 8 little-endian bytes,
- * the decimal sum safe-encoded. kube feeds fnv the template as Go's spew prints the struct; this
- * feeds it the template's canonical JSON (sorted keys), so the value differs from kube's but is
- * as deterministic: the same template (and collision count) always gives the same hash.
- */
-export function computeHash(template: unknown, collisionCount?: number): string {
-  let h = fnv32a(new TextEncoder().encode(canonical(template)));
-  if (collisionCount !== undefined) {
-    const bytes = new Uint8Array(8);
-    new DataView(bytes.buffer).setUint32(0, collisionCount >>> 0, true);
-    h = fnv32a(bytes, h);
-  }
-  return safeEncode(String(h));
-}
+export { computeHash, safeEncode } from '../hash.ts';
 
 /** Template without the pod-template-hash label, for EqualIgnoreHash. */
 function withoutHash(template: unknown): unknown {
@@ -67,7 +30,7 @@ function withoutHash(template: unknown): unknown {
     delete labels[HASH_LABEL];
     if (Object.keys(labels).length === 0) delete md.labels;
   }
-  return JSON.parse(canonical(t));
+  return JSON.parse(canonicalJson(t));
 }
 
 export function equalIgnoreHash(a: unknown, b: unknown): boolean {

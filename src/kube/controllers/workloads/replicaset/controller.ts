@@ -1,5 +1,7 @@
 // The ReplicaSet controller (kube-controller-manager's replicaset controller): keeps
-// `spec.replicas` active pods matching the selector and writes the status.
+// `spec.replicas` active pods matching the selector and writes the status. The same controller
+// runs core/v1 ReplicationControllers (kube's ReplicationManager wraps it the same way): a
+// `ReplicatedKind` names the resource, its apiVersion and how its selector reads.
 //
 // - Pods it counts are those it controls (controller ownerReference to the RS) that are active:
 //   not terminal (Succeeded/Failed) and not being deleted. Matching orphans are adopted, owned
@@ -37,12 +39,12 @@ import {
   errorCode,
   int,
   isActive,
-  isAppsV1,
   isNamespaceTerminating,
   labelsOf,
   nsAndName,
   ownerRefTo,
   parseObject,
+  refersTo,
   selectorMatcher,
   slowStartBatch,
   syncBackoff,
@@ -50,35 +52,69 @@ import {
 } from '../common.ts';
 import { podsToDelete } from './ranking.ts';
 
-const COMPONENT = 'replicaset-controller';
-const ctx = internalContext(COMPONENT);
-const RS_PREFIX = '/apps/replicasets/';
 const POD_PREFIX = '/core/pods/';
 /** kube's burstReplicas: the most pods created or deleted in one sync. */
 const BURST_REPLICAS = 500;
+
+/** A kind this controller can run: ReplicaSet, or ReplicationController. */
+export interface ReplicatedKind {
+  /** The event source and field manager. */
+  component: string;
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  /** The object's selector as a metav1.LabelSelector. */
+  labelSelector(spec: JsonObject): unknown;
+}
+
+export const REPLICA_SET: ReplicatedKind = {
+  component: 'replicaset-controller',
+  group: 'apps',
+  version: 'v1',
+  resource: 'replicasets',
+  kind: 'ReplicaSet',
+  labelSelector: (spec) => spec.selector,
+};
 
 export class ReplicaSetController extends ChangeDrivenController {
   private readonly rsDef: ResourceDef;
   private readonly podsDef: ResourceDef;
   private readonly events: EventRecorder;
   private readonly backoff = syncBackoff();
+  private readonly ctx: ReturnType<typeof internalContext>;
+  /** Storage prefix of the owning kind's objects. */
+  private readonly prefix: string;
+  private readonly apiVersion: string;
 
-  constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
-    super(COMPONENT, storage, store, catalog);
-    this.rsDef = catalog.lookup('apps', 'v1', 'replicasets')!;
+  constructor(
+    storage: Storage,
+    store: ObjectStore,
+    catalog: ResourceCatalog,
+    private readonly owner: ReplicatedKind = REPLICA_SET,
+  ) {
+    super(owner.component, storage, store, catalog);
+    this.rsDef = catalog.lookup(owner.group, owner.version, owner.resource)!;
     this.podsDef = catalog.lookup('', 'v1', 'pods')!;
-    this.events = new EventRecorder(store, catalog, COMPONENT);
+    this.events = new EventRecorder(store, catalog, owner.component);
+    this.ctx = internalContext(owner.component);
+    this.prefix = `/${owner.group || 'core'}/${owner.resource}/`;
+    this.apiVersion = owner.group ? `${owner.group}/${owner.version}` : owner.version;
   }
 
   override start(): void {
     super.start();
-    // Kept storage: ReplicaSets written before this controller ran are synced once.
-    for (const s of this.storage.list(RS_PREFIX)) this.loop.add(s.key.slice(RS_PREFIX.length));
+    // Kept storage: objects written before this controller ran are synced once.
+    for (const s of this.storage.list(this.prefix)) this.loop.add(s.key.slice(this.prefix.length));
+  }
+
+  private selector(rs: WorkloadObject): ReturnType<typeof selectorMatcher> {
+    return selectorMatcher(this.owner.labelSelector(rs.spec));
   }
 
   protected observe(c: Change): void {
-    if (c.key.startsWith(RS_PREFIX)) {
-      const key = c.key.slice(RS_PREFIX.length);
+    if (c.key.startsWith(this.prefix)) {
+      const key = c.key.slice(this.prefix.length);
       if (c.type === 'DELETED') {
         this.backoff.forget(key);
         const [ns, name] = nsAndName(key);
@@ -96,20 +132,20 @@ export class ReplicaSetController extends ChangeDrivenController {
     const prev = deleted ? undefined : parseObject(c.prevJson);
     for (const p of [prev, next]) {
       const ref = controllerRef(p?.metadata);
-      if (ref && isAppsV1(ref, 'ReplicaSet')) this.loop.add(`${ns}/${ref.name}`);
+      if (ref && refersTo(ref, this.owner.group, this.owner.kind)) this.loop.add(`${ns}/${ref.name}`);
     }
-    // An orphan that appeared or changed labels may be adopted by a ReplicaSet that selects it.
+    // An orphan that appeared or changed labels may be adopted by an owner that selects it.
     if (!next || deleted || controllerRef(next.metadata) || next.metadata.deletionTimestamp) return;
     if (c.type !== 'ADDED' && isDeepStrictEqual(labelsOf(prev), labelsOf(next))) return;
     const labels = labelsOf(next);
-    for (const s of this.storage.list(`${RS_PREFIX}${ns}/`)) {
+    for (const s of this.storage.list(`${this.prefix}${ns}/`)) {
       const rs = parseObject(s.json);
-      if (rs && selectorMatcher(rs.spec.selector)?.matches(labels)) this.loop.add(`${ns}/${rs.metadata.name}`);
+      if (rs && this.selector(rs)?.matches(labels)) this.loop.add(`${ns}/${rs.metadata.name}`);
     }
   }
 
   protected async process(key: string): Promise<void> {
-    const stored = this.storage.get(RS_PREFIX + key);
+    const stored = this.storage.get(this.prefix + key);
     const rs = parseObject(stored?.json);
     if (!rs) return;
     try {
@@ -119,14 +155,14 @@ export class ReplicaSetController extends ChangeDrivenController {
       const delay = this.backoff.next(key);
       // A conflict is expected now and then; anything else is worth a line, once per streak.
       if (errorCode(e) !== 409 && this.backoff.failures(key) === 1)
-        console.error(`peerpods ${COMPONENT}: ${key}: ${(e as Error).message}`);
+        console.error(`peerpods ${this.owner.component}: ${key}: ${(e as Error).message}`);
       this.loop.addAfter(key, delay);
     }
   }
 
   private async sync(rs: WorkloadObject): Promise<void> {
     const ns = rs.metadata.namespace ?? '';
-    const selector = selectorMatcher(rs.spec.selector);
+    const selector = this.selector(rs);
     const template = isObject(rs.spec.template) ? rs.spec.template : undefined;
     // Malformed (validation keeps these out; kept or foreign storage might not): skip.
     if (!selector || selector.all || !template || !isObject(template.spec)) return;
@@ -136,11 +172,12 @@ export class ReplicaSetController extends ChangeDrivenController {
       .filter((p): p is WorkloadObject => p !== undefined);
     const owned = await claim({
       owner: rs,
-      ownerKind: 'ReplicaSet',
+      ownerKind: this.owner.kind,
+      ownerApiVersion: this.apiVersion,
       candidates: pods,
       matches: selector.matches,
       canAdopt: isActive,
-      update: (p, mutate) => this.store.updateWith(this.podsDef, ns, p.metadata.name!, ctx, mutate),
+      update: (p, mutate) => this.store.updateWith(this.podsDef, ns, p.metadata.name!, this.ctx, mutate),
     });
     const active = owned.filter(isActive);
     let manageError: { reason: string; message: string } | undefined;
@@ -163,7 +200,7 @@ export class ReplicaSetController extends ChangeDrivenController {
         p.metadata.namespace,
         p.metadata.name!,
         { preconditions: { uid: p.metadata.uid } },
-        ctx,
+        this.ctx,
       );
     } catch (e) {
       // Gone already, or a new pod of that name (precondition): either way not ours to delete.
@@ -214,7 +251,7 @@ export class ReplicaSetController extends ChangeDrivenController {
       generateName: `${rs.metadata.name}-`,
       namespace: rs.metadata.namespace,
       labels: { ...labelsOf(template) },
-      ownerReferences: [ownerRefTo('ReplicaSet', rs)],
+      ownerReferences: [ownerRefTo(this.owner.kind, rs, this.apiVersion)],
     };
     if (isObject(tm.annotations)) metadata.annotations = { ...tm.annotations };
     if (Array.isArray(tm.finalizers) && tm.finalizers.length > 0) metadata.finalizers = [...tm.finalizers];
@@ -224,7 +261,7 @@ export class ReplicaSetController extends ChangeDrivenController {
       metadata: metadata as JsonObject,
       spec: structuredClone(template.spec as JsonObject),
     };
-    const created = await this.store.create(this.podsDef, rs.metadata.namespace, pod, ctx);
+    const created = await this.store.create(this.podsDef, rs.metadata.namespace, pod, this.ctx);
     const podName = String((created.metadata as ObjectMeta).name);
     await this.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${podName}`);
   }
@@ -283,7 +320,7 @@ export class ReplicaSetController extends ChangeDrivenController {
         this.rsDef,
         rs.metadata.namespace,
         rs.metadata.name!,
-        ctx,
+        this.ctx,
         (fresh) => {
           // Written since we read it: that write queued another sync, which will write the status.
           if ((fresh.metadata as ObjectMeta).resourceVersion !== rv) return undefined;
@@ -306,7 +343,7 @@ export class ReplicaSetController extends ChangeDrivenController {
   ): Promise<void> {
     try {
       await this.events.record(
-        objectReference({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata }),
+        objectReference({ apiVersion: this.apiVersion, kind: this.owner.kind, metadata: rs.metadata }),
         type,
         reason,
         message,

@@ -1,5 +1,5 @@
 // Cluster plumbing kinds: leases, runtime classes, webhook configurations, disruption budgets,
-// priority classes and resource quotas.
+// priority classes, resource quotas and API services.
 import { AGE, col, NAME } from '../columns.ts';
 import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
 import { ageOf, asInt, asList, asObj, asStr, at, intOrString, nameOf } from '../fields.ts';
@@ -113,5 +113,28 @@ export const resourceQuotaPrinter: Printer = {
   cells(rq, now) {
     const [requests, limits] = quotaColumns(rq);
     return [nameOf(rq), requests, limits, ageOf(rq, now)];
+  },
+};
+
+/** kube-aggregator's APIService table (pkg/registry/apiservice/etcd/etcd.go ConvertToTable). */
+export const apiServicePrinter: Printer = {
+  columns: [
+    NAME,
+    col('Service', 'string', 'The reference to the service that hosts this API endpoint.'),
+    col('Available', 'string', 'Whether this service is available.'),
+    AGE,
+  ],
+  cells(svc, now) {
+    const service = at(svc, 'spec', 'service');
+    const ref = asObj(service);
+    const where = service ? `${asStr(ref.namespace)}/${asStr(ref.name)}` : 'Local';
+    const available = asList(at(svc, 'status', 'conditions')).find((c) => c.type === 'Available');
+    let status = 'Unknown';
+    if (available) {
+      const s = asStr(available.status);
+      const reason = asStr(available.reason);
+      status = s === 'True' || !reason ? s : `${s} (${reason})`;
+    }
+    return [nameOf(svc), where, status, ageOf(svc, now)];
   },
 };

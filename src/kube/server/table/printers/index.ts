@@ -3,7 +3,9 @@
 import type { ResourceDef } from '../../../registry/resource.ts';
 import type { Printer } from '../types.ts';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
+import { horizontalPodAutoscalerPrinter } from './autoscaling.ts';
 import {
+  apiServicePrinter,
   leasePrinter,
   podDisruptionBudgetPrinter,
   priorityClassPrinter,
@@ -13,6 +15,7 @@ import {
 } from './cluster.ts';
 import { configMapPrinter, namespacePrinter, secretPrinter, serviceAccountPrinter } from './config.ts';
 import { customResourcePrinter } from './custom.ts';
+import { cronJobPrinter } from './cronjobs.ts';
 import { defaultPrinter } from './default.ts';
 import { eventPrinter } from './events.ts';
 import { nodePrinter } from './nodes.ts';
@@ -24,7 +27,9 @@ import {
   daemonSetPrinter,
   deploymentPrinter,
   jobPrinter,
+  podTemplatePrinter,
   replicaSetPrinter,
+  replicationControllerPrinter,
   statefulSetPrinter,
 } from './workloads.ts';
 
@@ -41,12 +46,17 @@ const BUILTIN: Record<string, Printer> = {
   '/persistentvolumes': persistentVolumePrinter,
   '/persistentvolumeclaims': persistentVolumeClaimPrinter,
   '/resourcequotas': resourceQuotaPrinter,
+  '/replicationcontrollers': replicationControllerPrinter,
+  '/podtemplates': podTemplatePrinter,
+  'apiregistration.k8s.io/apiservices': apiServicePrinter,
+  'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalerPrinter,
   'apps/deployments': deploymentPrinter,
   'apps/replicasets': replicaSetPrinter,
   'apps/daemonsets': daemonSetPrinter,
   'apps/statefulsets': statefulSetPrinter,
   'apps/controllerrevisions': controllerRevisionPrinter,
   'batch/jobs': jobPrinter,
+  'batch/cronjobs': cronJobPrinter,
   'coordination.k8s.io/leases': leasePrinter,
   'events.k8s.io/events': eventPrinter,
   'admissionregistration.k8s.io/mutatingwebhookconfigurations': webhookConfigurationPrinter,

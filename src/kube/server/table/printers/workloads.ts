@@ -1,5 +1,6 @@
-// Workload controllers: deployments, replicasets, daemonsets, statefulsets, jobs and
-// controllerrevisions, with their template's containers and images in wide output.
+// Workload controllers: deployments, replicasets, replicationcontrollers, daemonsets,
+// statefulsets, jobs and controllerrevisions, with their template's containers and images in wide
+// output; and podtemplates.
 import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
 import { humanDuration } from '../../../../apimachinery/time/index.ts';
 import { AGE, col, CONTAINERS, IMAGES, NAME, wide } from '../columns.ts';
@@ -88,6 +89,47 @@ export const replicaSetPrinter: Printer = {
       images,
       formatSelector(at(obj, 'spec', 'selector')),
     ];
+  },
+};
+
+export const replicationControllerPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Desired', 'integer', 'Replicas is the number of desired replicas.'),
+    col('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
+    col('Ready', 'integer', 'The number of ready replicas for this replication controller.'),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    SELECTOR,
+  ],
+  cells(obj, now) {
+    const [names, images] = containerCells(at(obj, 'spec', 'template', 'spec'));
+    return [
+      nameOf(obj),
+      replicas(obj),
+      statusInt(obj, 'replicas'),
+      statusInt(obj, 'readyReplicas'),
+      ageOf(obj, now),
+      names,
+      images,
+      // An equality-based selector: labels.FormatLabels of the map.
+      formatLabels(at(obj, 'spec', 'selector')),
+    ];
+  },
+};
+
+/** PodTemplates print no age: kube's columns are the template's containers, images and labels. */
+export const podTemplatePrinter: Printer = {
+  columns: [
+    NAME,
+    col('Containers', 'string', 'Names of each container in the template.'),
+    col('Images', 'string', 'Images referenced by each container in the template.'),
+    col('Pod Labels', 'string', 'The labels for the pod template.'),
+  ],
+  cells(obj) {
+    const [names, images] = containerCells(at(obj, 'template', 'spec'));
+    return [nameOf(obj), names, images, formatLabels(at(obj, 'template', 'metadata', 'labels'))];
   },
 };
 

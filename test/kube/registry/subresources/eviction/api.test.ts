@@ -146,7 +146,7 @@ describe('request errors', () => {
     assert.ok(findPod(cp, ns, 'p'), 'pod deleted by a bad request');
   });
 
-  test('400 for a body of another kind or API version, or a namespace that differs', async () => {
+  test('400 for a body of another kind or API version, or a namespace that differs; 422 for bad deleteOptions', async () => {
     const ns = await freshNamespace();
     await createPod(cp, ns, 'p');
     const wrongVersion = await call(cp, 'POST', evictionPath(ns, 'p'), { ...eviction(ns, 'p'), apiVersion: 'v1' });
@@ -163,8 +163,22 @@ describe('request errors', () => {
     const otherNs = await call(cp, 'POST', evictionPath(ns, 'p'), eviction('elsewhere', 'p'));
     assert.equal(otherNs.code, 400, otherNs.text);
     assert.match(String(otherNs.json.message), /namespace of the provided object does not match/);
+    // The pod's deletion validates the DeleteOptions (registry/rest/delete.go BeforeDelete):
+    // a 422 Invalid DeleteOptions.meta.k8s.io, as for a DELETE.
     const badPolicy = await evict(cp, ns, 'p', { propagationPolicy: 'Sideways' });
-    assert.equal(badPolicy.code, 400, badPolicy.text);
+    assert.equal(badPolicy.code, 422, badPolicy.text);
+    assert.equal(badPolicy.json.reason, 'Invalid');
+    assert.deepEqual(badPolicy.json.details, {
+      group: 'meta.k8s.io',
+      kind: 'DeleteOptions',
+      causes: [
+        {
+          reason: 'FieldValueNotSupported',
+          message: 'Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+          field: 'propagationPolicy',
+        },
+      ],
+    });
     assert.ok(findPod(cp, ns, 'p'), 'pod deleted by a bad request');
   });
 

@@ -1,0 +1,472 @@
+// The key order of response bodies, byte for byte as kube-apiserver writes them. Built-in kinds
+// are Go structs encoded by encoding/json: fields in declaration order, map keys sorted. The Go
+// field lists below are from kubernetes/kubernetes:
+//   staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go (TypeMeta, ObjectMeta, Status, ...)
+//   staging/src/k8s.io/api/core/v1/types.go (Pod, PodSpec, Container, ConfigMap, Service)
+//   staging/src/k8s.io/api/apps/v1/types.go (Deployment, DeploymentSpec)
+// Custom resources are unstructured (map[string]interface{}), so every level's keys are sorted.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import { startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
+import { kubectl } from '../../../helpers/kubectl.ts';
+import { runPython } from '../../../helpers/python.ts';
+import { get } from '../../server/openapi/http.ts';
+import { builtinFieldOrder } from '../../../../src/kube/builtins/openapi/field-order.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, probed level by level
+type Obj = Record<string, any>;
+
+const TYPE_META = ['kind', 'apiVersion'];
+const OBJECT_META = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+const MANAGED_FIELDS_ENTRY = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'];
+const POD = [...TYPE_META, 'metadata', 'spec', 'status'];
+const POD_SPEC = [
+  'volumes',
+  'initContainers',
+  'containers',
+  'ephemeralContainers',
+  'restartPolicy',
+  'terminationGracePeriodSeconds',
+  'activeDeadlineSeconds',
+  'dnsPolicy',
+  'nodeSelector',
+  'serviceAccountName',
+  'serviceAccount',
+  'automountServiceAccountToken',
+  'nodeName',
+  'hostNetwork',
+  'hostPID',
+  'hostIPC',
+  'shareProcessNamespace',
+  'securityContext',
+  'imagePullSecrets',
+  'hostname',
+  'subdomain',
+  'affinity',
+  'schedulerName',
+  'tolerations',
+  'hostAliases',
+  'priorityClassName',
+  'priority',
+  'dnsConfig',
+  'readinessGates',
+  'runtimeClassName',
+  'enableServiceLinks',
+  'preemptionPolicy',
+  'overhead',
+  'topologySpreadConstraints',
+  'setHostnameAsFQDN',
+  'os',
+  'hostUsers',
+  'schedulingGates',
+  'resourceClaims',
+  'resources',
+];
+const CONTAINER = [
+  'name',
+  'image',
+  'command',
+  'args',
+  'workingDir',
+  'ports',
+  'envFrom',
+  'env',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+  'restartPolicyRules',
+  'volumeMounts',
+  'volumeDevices',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+  'terminationMessagePath',
+  'terminationMessagePolicy',
+  'imagePullPolicy',
+  'securityContext',
+  'stdin',
+  'stdinOnce',
+  'tty',
+];
+const CONTAINER_PORT = ['name', 'hostPort', 'containerPort', 'protocol', 'hostIP'];
+const CONFIG_MAP = [...TYPE_META, 'metadata', 'immutable', 'data', 'binaryData'];
+const DEPLOYMENT = [...TYPE_META, 'metadata', 'spec', 'status'];
+const DEPLOYMENT_SPEC = [
+  'replicas',
+  'selector',
+  'template',
+  'strategy',
+  'minReadySeconds',
+  'revisionHistoryLimit',
+  'paused',
+  'progressDeadlineSeconds',
+];
+const DEPLOYMENT_STRATEGY = ['type', 'rollingUpdate'];
+
+/** The object's keys are exactly the Go fields it has, in the Go struct's order. */
+function assertGoOrder(obj: Obj, goFields: string[], what: string): void {
+  const keys = Object.keys(obj);
+  assert.deepEqual(
+    keys.filter((k) => !goFields.includes(k)),
+    [],
+    `${what}: fields not in the Go struct`,
+  );
+  assert.deepEqual(
+    keys,
+    goFields.filter((k) => k in obj),
+    `${what}: key order`,
+  );
+}
+
+function assertSorted(obj: Obj, what: string): void {
+  const keys = Object.keys(obj);
+  assert.deepEqual(keys, [...keys].sort(), `${what}: map keys sorted`);
+}
+
+function assertSortedDeep(v: unknown, path: string): void {
+  if (Array.isArray(v)) v.forEach((item, i) => assertSortedDeep(item, `${path}[${i}]`));
+  else if (v && typeof v === 'object') {
+    assertSorted(v as Obj, path);
+    for (const [k, child] of Object.entries(v)) assertSortedDeep(child, `${path}.${k}`);
+  }
+}
+
+async function getRaw(cp: TestCluster, path: string): Promise<Obj> {
+  const r = await get(cp, path, { Accept: 'application/json' });
+  assert.equal(r.code, 200, r.body.toString());
+  return JSON.parse(r.body.toString()) as Obj;
+}
+
+test('fields a partial model does not list follow the listed ones in their written order', () => {
+  const order = builtinFieldOrder('', 'v1', 'Pod');
+  const pod = order({
+    status: { zeta: 1, phase: 'Running', alpha: 2, podIP: '10.0.0.1' },
+    spec: { containers: [] },
+    metadata: { name: 'p' },
+    apiVersion: 'v1',
+    kind: 'Pod',
+  });
+  assert.deepEqual(Object.keys(pod), POD);
+  assert.deepEqual(Object.keys(pod.status as Obj), ['phase', 'podIP', 'zeta', 'alpha']);
+  // A kind with no model of its own: TypeMeta and ObjectMeta first, the rest as written.
+  const role = builtinFieldOrder(
+    'rbac.authorization.k8s.io',
+    'v1',
+    'Role',
+  )({
+    rules: [],
+    metadata: { labels: { b: '1', a: '1' }, name: 'r' },
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+  });
+  assert.deepEqual(Object.keys(role), ['kind', 'apiVersion', 'metadata', 'rules']);
+  assert.deepEqual(Object.keys((role.metadata as Obj).labels as Obj), ['a', 'b']);
+});
+
+let cp: TestCluster;
+before(async () => {
+  cp = await startTestCluster({ nodes: 0 });
+});
+after(async () => {
+  await cp?.stop();
+});
+
+const NS = 'field-order';
+
+describe('key order of response bodies', () => {
+  before(async () => {
+    const r = await kubectl(cp.kubeconfigPath, ['create', 'namespace', NS]);
+    assert.equal(r.code, 0, r.stderr);
+  });
+
+  test('a Status error is kind, apiVersion, metadata, status, message, reason, details, code (raw and Python create_from_yaml)', async () => {
+    const manifest = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dup\n  namespace: ${NS}\ndata:\n  k: v\n`;
+    const created = await kubectl(cp.kubeconfigPath, ['create', '-f', '-'], { input: manifest });
+    assert.equal(created.code, 0, created.stderr);
+    // metav1.Status and StatusDetails in their Go field order.
+    const expected =
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"dup\\" already exists","reason":"AlreadyExists","details":{"name":"dup","kind":"configmaps"},"code":409}';
+
+    const python = await runPython(
+      cp.kubeconfigPath,
+      `
+import json, sys, tempfile
+from kubernetes import client, config, utils
+config.load_kube_config(sys.argv[1])
+api = client.ApiClient()
+with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+    f.write(${JSON.stringify(manifest)})
+try:
+    utils.create_from_yaml(api, f.name)
+    print(json.dumps({"raised": False}))
+except utils.FailToCreateError as e:
+    body = e.api_exceptions[0].body
+    if isinstance(body, bytes):
+        body = body.decode()
+    print(json.dumps({"raised": True, "body": body, "text": str(e)}))
+`,
+    );
+    assert.equal(python.code, 0, python.stderr);
+    const out = python.json() as { raised: boolean; body: string; text: string };
+    assert.equal(out.raised, true);
+    assert.equal(out.body, expected);
+    assert.equal(out.text, `Error from server (Conflict): ${expected}`);
+  });
+
+  test('a duplicate create over raw HTTP answers the same bytes', async () => {
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dup' } });
+    const r = await postRaw(cp, `/api/v1/namespaces/${NS}/configmaps`, body);
+    assert.equal(r.code, 409);
+    assert.equal(
+      r.body,
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"dup\\" already exists","reason":"AlreadyExists","details":{"name":"dup","kind":"configmaps"},"code":409}',
+    );
+  });
+
+  test('a Pod is written in the Go order of Pod, ObjectMeta, PodSpec and Container, map keys sorted', async () => {
+    // Fields given in reverse order, so only the server's serializer can put them in order.
+    const body = JSON.stringify({
+      spec: {
+        nodeSelector: { zone: 'a', disk: 'ssd' },
+        containers: [
+          {
+            ports: [{ protocol: 'TCP', containerPort: 80, name: 'http' }],
+            resources: { limits: { memory: '64Mi', cpu: '100m' } },
+            image: 'nginx',
+            name: 'web',
+          },
+        ],
+      },
+      metadata: { annotations: { z: '1', a: '2' }, labels: { zeta: '1', alpha: '2' }, name: 'ordered' },
+      apiVersion: 'v1',
+      kind: 'Pod',
+    });
+    const created = await postRaw(cp, `/api/v1/namespaces/${NS}/pods`, body);
+    assert.equal(created.code, 201, created.body);
+    for (const [what, pod] of [
+      ['create response', JSON.parse(created.body) as Obj],
+      ['GET', await getRaw(cp, `/api/v1/namespaces/${NS}/pods/ordered`)],
+      ['LIST item', ((await getRaw(cp, `/api/v1/namespaces/${NS}/pods`)).items as Obj[])[0]],
+    ] as const) {
+      assertGoOrder(pod, POD, `${what} Pod`);
+      assertGoOrder(pod.metadata, OBJECT_META, `${what} ObjectMeta`);
+      assertGoOrder(pod.metadata.managedFields[0], MANAGED_FIELDS_ENTRY, `${what} ManagedFieldsEntry`);
+      assertGoOrder(pod.spec, POD_SPEC, `${what} PodSpec`);
+      const container = pod.spec.containers[0] as Obj;
+      assertGoOrder(container, CONTAINER, `${what} Container`);
+      assertGoOrder(container.ports[0], CONTAINER_PORT, `${what} ContainerPort`);
+      assertSorted(pod.metadata.labels, `${what} labels`);
+      assertSorted(pod.metadata.annotations, `${what} annotations`);
+      assertSorted(pod.spec.nodeSelector, `${what} nodeSelector`);
+      assertSorted(container.resources.limits, `${what} resources.limits`);
+    }
+  });
+
+  test('a ConfigMap and a Deployment created by kubectl are read back in Go order', async () => {
+    const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: ${NS}
+  labels: {tier: front, app: web}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: web, image: nginx}
+    metadata:
+      labels: {app: web}
+  selector:
+    matchLabels: {app: web}
+  replicas: 0
+---
+kind: ConfigMap
+apiVersion: v1
+data: {zz: '1', aa: '2'}
+metadata:
+  name: settings
+  namespace: ${NS}
+immutable: false
+`;
+    const r = await kubectl(cp.kubeconfigPath, ['create', '-f', '-'], { input: manifest, version: '1.33' });
+    assert.equal(r.code, 0, r.stderr);
+    const cm = await getRaw(cp, `/api/v1/namespaces/${NS}/configmaps/settings`);
+    assertGoOrder(cm, CONFIG_MAP, 'ConfigMap');
+    assertGoOrder(cm.metadata, OBJECT_META, 'ConfigMap ObjectMeta');
+    assertSorted(cm.data, 'ConfigMap data');
+
+    const deploy = await getRaw(cp, `/apis/apps/v1/namespaces/${NS}/deployments/web`);
+    assertGoOrder(deploy, DEPLOYMENT, 'Deployment');
+    assertGoOrder(deploy.metadata, OBJECT_META, 'Deployment ObjectMeta');
+    assertSorted(deploy.metadata.labels, 'Deployment labels');
+    assertGoOrder(deploy.spec, DEPLOYMENT_SPEC, 'DeploymentSpec');
+    assertGoOrder(deploy.spec.strategy, DEPLOYMENT_STRATEGY, 'DeploymentStrategy');
+    assertGoOrder(deploy.spec.template, ['metadata', 'spec'], 'PodTemplateSpec');
+    assertGoOrder(deploy.spec.template.spec, POD_SPEC, 'template PodSpec');
+    assertGoOrder(deploy.spec.template.spec.containers[0], CONTAINER, 'template Container');
+  });
+
+  test('an Event and a Lease are written in their Go order (core/v1 and coordination/v1 types.go)', async () => {
+    const lease = await postRaw(
+      cp,
+      `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`,
+      JSON.stringify({
+        spec: {
+          leaseTransitions: 1,
+          renewTime: '2026-01-01T00:00:00.000000Z',
+          leaseDurationSeconds: 15,
+          holderIdentity: 'me',
+        },
+        metadata: { name: 'leader' },
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+      }),
+    );
+    assert.equal(lease.code, 201, lease.body);
+    const l = JSON.parse(lease.body) as Obj;
+    assertGoOrder(l, [...TYPE_META, 'metadata', 'spec'], 'Lease');
+    assertGoOrder(
+      l.spec,
+      [
+        'holderIdentity',
+        'leaseDurationSeconds',
+        'acquireTime',
+        'renewTime',
+        'leaseTransitions',
+        'strategy',
+        'preferredHolder',
+      ],
+      'LeaseSpec',
+    );
+    const event = await postRaw(
+      cp,
+      `/api/v1/namespaces/${NS}/events`,
+      JSON.stringify({
+        type: 'Normal',
+        count: 1,
+        lastTimestamp: '2026-01-01T00:00:00Z',
+        firstTimestamp: '2026-01-01T00:00:00Z',
+        source: { host: 'n1', component: 'test' },
+        message: 'hello',
+        reason: 'Testing',
+        involvedObject: { name: 'ordered', namespace: NS, kind: 'Pod', apiVersion: 'v1' },
+        metadata: { name: 'ordered.1' },
+        apiVersion: 'v1',
+        kind: 'Event',
+      }),
+    );
+    assert.equal(event.code, 201, event.body);
+    const e = JSON.parse(event.body) as Obj;
+    const EVENT = [
+      ...TYPE_META,
+      'metadata',
+      'involvedObject',
+      'reason',
+      'message',
+      'source',
+      'firstTimestamp',
+      'lastTimestamp',
+      'count',
+      'type',
+      'eventTime',
+      'series',
+      'action',
+      'related',
+      'reportingComponent',
+      'reportingInstance',
+    ];
+    assertGoOrder(e, EVENT, 'Event');
+    assertGoOrder(
+      e.involvedObject,
+      ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'],
+      'ObjectReference',
+    );
+    assertGoOrder(e.source, ['component', 'host'], 'EventSource');
+  });
+
+  test('a custom resource has every level of keys sorted, as encoding/json writes a map', async () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.order.example.com
+spec:
+  group: order.example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+    const r = await kubectl(cp.kubeconfigPath, ['create', '-f', '-'], { input: crd });
+    assert.equal(r.code, 0, r.stderr);
+    await kubectl(cp.kubeconfigPath, [
+      'wait',
+      '--for=condition=Established',
+      'crd/widgets.order.example.com',
+      '--timeout=30s',
+    ]);
+    const body = JSON.stringify({
+      spec: { zone: 'b', nested: { y: 1, b: [{ z: 1, a: 2 }] } },
+      metadata: { labels: { z: '1', a: '2' }, name: 'w1' },
+      kind: 'Widget',
+      apiVersion: 'order.example.com/v1',
+    });
+    const created = await postRaw(cp, `/apis/order.example.com/v1/namespaces/${NS}/widgets`, body);
+    assert.equal(created.code, 201, created.body);
+    const fetched = await getRaw(cp, `/apis/order.example.com/v1/namespaces/${NS}/widgets/w1`);
+    for (const [what, obj] of [
+      ['create response', JSON.parse(created.body) as Obj],
+      ['GET', fetched],
+    ] as const) {
+      assert.deepEqual(Object.keys(obj), ['apiVersion', 'kind', 'metadata', 'spec'], what);
+      assertSortedDeep(obj, what);
+    }
+  });
+});
+
+function postRaw(cp: TestCluster, path: string, body: string): Promise<{ code: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${cp.url}${path}`,
+      {
+        method: 'POST',
+        ca: cp.caPem,
+        headers: {
+          Authorization: `Bearer ${cp.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ code: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
