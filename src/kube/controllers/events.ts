@@ -1,9 +1,9 @@
 // Writes core/v1 Events of the built-in scheduler, controllers and kubelets straight to the store,
 // aggregated the way client-go's EventCorrelator does: a repeat of the same (object, type, reason,
 // message) bumps `count` and `lastTimestamp` on the existing Event instead of creating a new one.
-import { EventNamer, newEvent } from '../../apimachinery/events/index.ts';
+import { EventNamer, newEvent, objectReference } from '../../apimachinery/events/index.ts';
 import type { EventType, ObjectReference } from '../../apimachinery/events/index.ts';
-import type { JsonObject } from '../../apimachinery/meta/index.ts';
+import type { JsonObject, ObjectMeta } from '../../apimachinery/meta/index.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import { internalContext } from '../registry/context.ts';
 import type { ObjectStore } from '../registry/store/index.ts';
@@ -76,6 +76,24 @@ export class EventRecorder {
     this.seen.delete(objKey);
     this.seen.set(objKey, perObject.set(key, name));
     if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value as string);
+  }
+
+  /**
+   * `record` for a controller's own object, swallowing every failure: a controller's sync must not
+   * fail (and back off) because an Event could not be written.
+   */
+  async recordBestEffort(
+    obj: { apiVersion: string; kind: string; metadata: ObjectMeta },
+    type: EventType,
+    reason: string,
+    message: string,
+    opts: { action?: string; aggregate?: boolean } = {},
+  ): Promise<void> {
+    try {
+      await this.record(objectReference(obj), type, reason, message, opts);
+    } catch {
+      // An Event is worth less than the sync that reports it.
+    }
   }
 
   /** Drops aggregation state of an object that is gone. */

@@ -13,7 +13,6 @@
 //   successfulJobsHistoryLimit / failedJobsHistoryLimit the oldest finished Jobs are deleted.
 // - Suspended CronJobs create nothing. Time comes from a clock the control plane is given, so tests
 //   can drive it: each CronJob is looked at when its next time is due and on a periodic resync.
-import { objectReference } from '../../../../apimachinery/events/index.ts';
 import { isObject } from '../../../../apimachinery/json/index.ts';
 import type { PassiveClock } from '../../../../apimachinery/backoff.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
@@ -337,15 +336,11 @@ export class CronJobController extends ChangeDrivenController {
   }
 
   private async event(cj: WorkloadObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
-    try {
-      await this.events.record(
-        objectReference({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: cj.metadata }),
-        type,
-        reason,
-        message,
-      );
-    } catch {
-      // Events are best effort.
-    }
+    await this.events.recordBestEffort(
+      { apiVersion: 'batch/v1', kind: 'CronJob', metadata: cj.metadata },
+      type,
+      reason,
+      message,
+    );
   }
 }

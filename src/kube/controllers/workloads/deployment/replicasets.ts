@@ -3,7 +3,6 @@
 // missing, named `<deployment>-<pod-template-hash>`), revisions, scaling writes, deletion and the
 // ScalingReplicaSet events. Deployment writes are made against the version the sync read: if it
 // changed since, StaleRead ends the sync and the (already queued) next one starts over.
-import { objectReference } from '../../../../apimachinery/events/index.ts';
 import type { Storage } from '../../../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
 import type { ResourceCatalog } from '../../../registry/catalog.ts';
@@ -257,16 +256,12 @@ export class DeploymentReplicaSets {
   }
 
   async event(d: WorkloadObject, type: 'Normal' | 'Warning', reason: string, message: string) {
-    try {
-      await this.events.record(
-        objectReference({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata }),
-        type,
-        reason,
-        message,
-        { aggregate: type === 'Warning' },
-      );
-    } catch {
-      // Events are best effort.
-    }
+    await this.events.recordBestEffort(
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata },
+      type,
+      reason,
+      message,
+      { aggregate: type === 'Warning' },
+    );
   }
 }

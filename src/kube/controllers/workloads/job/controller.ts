@@ -22,7 +22,6 @@
 //   kube's pointer fields), startTime, completionTime, conditions, uncountedTerminatedPods.
 import { isDeepStrictEqual } from 'node:util';
 import { isPodReady, isPodTerminal } from '../../../../apimachinery/core/index.ts';
-import { objectReference } from '../../../../apimachinery/events/index.ts';
 import { isObject } from '../../../../apimachinery/json/index.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
 import { formatTime } from '../../../../apimachinery/time/index.ts';
@@ -485,16 +484,12 @@ export class JobController extends ChangeDrivenController {
   }
 
   private async event(job: WorkloadObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
-    try {
-      await this.events.record(
-        objectReference({ apiVersion: 'batch/v1', kind: 'Job', metadata: job.metadata }),
-        type,
-        reason,
-        message,
-      );
-    } catch {
-      // Events are best effort.
-    }
+    await this.events.recordBestEffort(
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: job.metadata },
+      type,
+      reason,
+      message,
+    );
   }
 }
 

@@ -20,7 +20,6 @@
 // Storage is read directly and writes complete before the next sync of the same key, so kube's
 // "expectations" (which cover informer lag) are not needed: a sync always sees its own writes.
 import { isPodTerminal } from '../../../../apimachinery/core/index.ts';
-import { objectReference } from '../../../../apimachinery/events/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { Change, Storage } from '../../../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
@@ -341,17 +340,13 @@ export class ReplicaSetController extends ChangeDrivenController {
     message: string,
     aggregate = false,
   ): Promise<void> {
-    try {
-      await this.events.record(
-        objectReference({ apiVersion: this.apiVersion, kind: this.owner.kind, metadata: rs.metadata }),
-        type,
-        reason,
-        message,
-        { aggregate },
-      );
-    } catch {
-      // Events are best effort.
-    }
+    await this.events.recordBestEffort(
+      { apiVersion: this.apiVersion, kind: this.owner.kind, metadata: rs.metadata },
+      type,
+      reason,
+      message,
+      { aggregate },
+    );
   }
 }
 

@@ -18,7 +18,6 @@
 // Not done: changing hostname/subdomain/volumes of existing pods whose identity drifted (the pod
 // spec fields are immutable here as in kube; only the identity labels are restored).
 import { isDeepStrictEqual } from 'node:util';
-import { objectReference } from '../../../../apimachinery/events/index.ts';
 import { isObject } from '../../../../apimachinery/json/index.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
 import type { Change, Storage } from '../../../storage/storage.ts';
@@ -569,16 +568,12 @@ export class StatefulSetController extends ChangeDrivenController {
   }
 
   private async event(set: WorkloadObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
-    try {
-      await this.events.record(
-        objectReference({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: set.metadata }),
-        type,
-        reason,
-        message,
-      );
-    } catch {
-      // Events are best effort.
-    }
+    await this.events.recordBestEffort(
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: set.metadata },
+      type,
+      reason,
+      message,
+    );
   }
 }
 
