@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -11,12 +11,14 @@ import type { RuntimeResults } from './runtime.ts';
 import { runSchedulerBench } from './scheduler.ts';
 import { runPeerPodBench } from './peerpod.ts';
 import { runPeerPodE2eBench } from './peerpod-e2e.ts';
+import { DEPLOY_TARGET_SECONDS, runProcessPodsBench } from './process-pods.ts';
+import type { ProcessPodResults } from './process-pods.ts';
 
 const onlyIdx = process.argv.indexOf('--only');
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
-const PARTS = ['apiserver', 'runtime', 'scheduler', 'peerpod', 'peerpod-e2e'];
+const PARTS = ['apiserver', 'runtime', 'scheduler', 'peerpod', 'peerpod-e2e', 'process-pods'];
 if (only !== undefined && !PARTS.includes(only)) {
-  console.error('usage: npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e]');
+  console.error(`usage: npm run bench [-- --only ${PARTS.join('|')}]`);
   process.exit(2);
 }
 
@@ -36,6 +38,7 @@ let runtime: RuntimeResults | undefined;
 let scheduler: Record<string, number> | undefined;
 let peerpod: Record<string, number> | undefined;
 let peerpodE2e: Record<string, number> | undefined;
+let processPods: ProcessPodResults | undefined;
 const wants = (part: string): boolean => only === undefined || only === part;
 if (wants('apiserver')) apiserver = await runApiserver(log);
 if (wants('runtime')) runtime = await runRuntime(log);
@@ -50,6 +53,10 @@ if (wants('peerpod')) {
 if (wants('peerpod-e2e')) {
   log('peerpod-e2e: 200 peer pods at once on the whole stack (simulated provider), then 20 on qemu');
   peerpodE2e = await runPeerPodE2eBench();
+}
+if (wants('process-pods')) {
+  log('process-pods: cluster start + deploy, then the operator as a process pod vs started by hand');
+  processPods = await runProcessPodsBench(log);
 }
 const seconds = (nowMs() - t0) / 1000;
 
@@ -162,6 +169,31 @@ if (peerpod) {
   });
 }
 
+if (processPods) {
+  const q = processPods;
+  rows.push({
+    figure: 'process-pods: `deploy` until every operator pod is Ready (3 Deployments, real probes)',
+    value: `${q.deploySeconds} s`,
+    reference: 'cluster start --nodes 2, then peerpods deploy',
+    target: `≤ ${DEPLOY_TARGET_SECONDS} s`,
+    status: status(q.deployMet),
+  });
+  const ms = (n: number): string => `${round(n)} ms`;
+  for (const [figure, pod, plain, ratio] of [
+    ['first log line', ms(q.pod.firstLogMs), ms(q.plain.firstLogMs), q.firstLogRatio],
+    ['Ready (probe every 1 s vs /readyz polled)', ms(q.pod.readyMs), ms(q.plain.readyMs), q.readyRatio],
+    ['peak RSS of the process', mib(q.pod.peakRssBytes), mib(q.plain.peakRssBytes), q.rssRatio],
+  ] as const) {
+    rows.push({
+      figure: `process-pods: ${figure}, median of ${q.runs}`,
+      value: `${pod} as a pod`,
+      reference: `${plain} started by hand → ${ratio}×`,
+      target: '—',
+      status: '—',
+    });
+  }
+}
+
 const results = {
   machine,
   seconds,
@@ -171,6 +203,7 @@ const results = {
   scheduler,
   peerpod,
   peerpodE2e,
+  processPods,
   table: rows,
 };
 const outDir = join(BENCH_DIR, 'results');

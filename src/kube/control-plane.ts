@@ -19,8 +19,12 @@ import { ReplicationManager } from './controllers/workloads/replicationcontrolle
 import { ApiServiceRegistration } from './controllers/lifecycle/apiservice-registration.ts';
 import { DeploymentController } from './controllers/workloads/deployment/controller.ts';
 import { StatefulSetController } from './controllers/workloads/statefulset/controller.ts';
+import { DaemonSetController } from './controllers/workloads/daemonset/controller.ts';
 import { JobController } from './controllers/workloads/job/controller.ts';
 import { CronJobController } from './controllers/workloads/cronjob/controller.ts';
+import { EndpointsController } from './controllers/network/endpoints.ts';
+import { EndpointSliceController } from './controllers/network/endpointslices.ts';
+import { RootCaPublisher } from './controllers/lifecycle/root-ca-publisher.ts';
 import type { PassiveClock } from '../apimachinery/backoff.ts';
 import { startClusterControllers, type ClusterOptions, type NodeControls } from './controllers/nodes/cluster.ts';
 import type { NodeAgentHandler } from './controllers/nodes/simulated-nodes.ts';
@@ -66,6 +70,11 @@ export interface ControlPlaneOptions extends ClusterOptions {
   clock?: PassiveClock;
   /** How often the CronJob controller looks at every CronJob besides its own timers. Default 10 s. */
   cronJobResyncMs?: number;
+  /**
+   * Run kube-controller-manager's root CA publisher: a `kube-root-ca.crt` ConfigMap (the cluster
+   * CA) in every namespace, as on every real cluster. Default true; false leaves namespaces bare.
+   */
+  publishRootCaConfigMaps?: boolean;
 }
 
 export interface ControlPlaneInternals {
@@ -119,7 +128,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const subresources = createSubresources(store);
   const extensions: Extensions = { ...subresources, table: createTableRenderer() };
 
-  const controllers = [
+  const controllers: Array<{ start(): void; stop(): void }> = [
     new GarbageCollector(storage, store, catalog),
     new NamespaceLifecycle(storage, store, catalog),
     new CrdController(storage, store, catalog),
@@ -130,11 +139,29 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     new ApiServiceRegistration(storage, store, catalog),
     new DeploymentController(storage, store, catalog),
     new StatefulSetController(storage, store, catalog),
+    new DaemonSetController(storage, store, catalog),
     new JobController(storage, store, catalog, { podFailureBackoffMs: options.jobPodFailureBackoffMs }),
     new CronJobController(storage, store, catalog, { clock: options.clock, resyncMs: options.cronJobResyncMs }),
+    new EndpointsController(storage, store, catalog),
+    new EndpointSliceController(storage, store, catalog),
   ];
   for (const c of controllers) c.start();
-  const cluster = startClusterControllers({ storage, store, catalog, subresources }, options);
+  const apiAccess = { port: 0, caPem: '' };
+  const cluster = startClusterControllers(
+    {
+      storage,
+      store,
+      catalog,
+      subresources,
+      apiServerAccess: {
+        apiServer: () => ({ host: host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port: apiAccess.port }),
+        token: () => token,
+        caPem: () => apiAccess.caPem,
+      },
+    },
+    options,
+  );
+  extensions.podStreams = cluster.podStreams;
 
   const ctx = internalContext('kube-apiserver');
   const nsDef = catalog.lookup('', 'v1', 'namespaces')!;
@@ -143,6 +170,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
 
   const certs = generateServingCertificates([host]);
+  // Every namespace's kube-root-ca.crt carries the CA that signed the serving certificate.
+  if (options.publishRootCaConfigMaps ?? true) {
+    const rootCa = new RootCaPublisher(storage, store, catalog, certs.ca.certPem);
+    rootCa.start();
+    controllers.push(rootCa);
+  }
+  apiAccess.caPem = certs.ca.certPem;
   const routes: NonNullable<ApiServerOptions['routes']> = [];
   installOpenApi({ catalog, storage, addRoute: (r) => routes.push(r) });
   const api = createApiServer({
@@ -163,6 +197,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       api.server.listen(options.port ?? 0, host, () => resolve());
     });
     port = (api.server.address() as AddressInfo).port;
+    apiAccess.port = port;
     url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
     await bootstrapKubernetesService(store, catalog, host, port);
     await cluster.bootstrap();
@@ -170,6 +205,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     if (options.kubeconfigPath) writeFileAtomic(options.kubeconfigPath, kubeconfig);
   } catch (e) {
     // A half-started control plane must not keep the process alive.
+    await cluster.stopProcesses();
     cluster.stop();
     for (const c of controllers) c.stop();
     await api.close();
@@ -188,6 +224,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       if (stopped) return;
       stopped = true;
       for (const hook of stopHooks.reverse()) await hook();
+      await cluster.stopProcesses();
       cluster.stop();
       for (const c of controllers) c.stop();
       admission.stop();

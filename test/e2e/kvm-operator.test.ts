@@ -243,30 +243,28 @@ describe('kvm-operator end to end', { timeout: 600_000 }, () => {
     await settled(3, 'cluster settled');
     const pod = (await env.nodePods()).find((p) => p.metadata.labels?.node === 'w1')!;
     const nodeName = pod.metadata.name as string;
-    // Workload pods on that node: one ordinary, one DaemonSet-owned (drain leaves it).
+    // Workload pods on that node: one ordinary, one the DaemonSet controller runs there (drain leaves it).
     const ds = await env.wcClient.create<KubeObject>(DaemonSets, {
       metadata: { name: 'agent', namespace: 'default' },
       spec: {
         selector: { matchLabels: { app: 'agent' } },
-        template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+        template: {
+          metadata: { labels: { app: 'agent' } },
+          spec: { nodeName, containers: [{ name: 'c', image: 'busybox' }] },
+        },
       },
     });
-    const dsOwner = {
-      apiVersion: 'apps/v1',
-      kind: 'DaemonSet',
-      name: 'agent',
-      uid: ds.metadata.uid as string,
-      controller: true,
-    };
-    for (const [name, owner] of [
-      ['app-1', undefined],
-      ['ds-1', dsOwner],
-    ] as const) {
-      await env.wcClient.create(Pods, {
-        metadata: { name, namespace: 'default', ...(owner ? { ownerReferences: [owner] } : {}) },
-        spec: { nodeName, containers: [{ name: 'c', image: 'busybox' }] },
-      });
-    }
+    await env.wcClient.create(Pods, {
+      metadata: { name: 'app-1', namespace: 'default' },
+      spec: { nodeName, containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    const daemonPod = (await eventually(
+      async () =>
+        (await env.wcClient.list<Pod>(Pods, { namespace: 'default' })).items.find(
+          (p) => p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) && p.spec?.nodeName === nodeName,
+        ),
+      { ...T, what: 'the DaemonSet pod on the node' },
+    ))!;
     await eventually(async () => (await env.wcClient.get<Pod>(Pods, 'app-1', 'default')).status?.phase === 'Running', {
       ...T,
       what: 'workload pod running',
@@ -296,7 +294,7 @@ describe('kvm-operator end to end', { timeout: 600_000 }, () => {
           .get<KubeObject & { spec: { unschedulable?: boolean } }>(Nodes, nodeName)
           .catch(() => undefined);
         const app = await exists(() => env.wcClient.get(Pods, 'app-1', 'default'));
-        const daemon = await exists(() => env.wcClient.get(Pods, 'ds-1', 'default'));
+        const daemon = await exists(() => env.wcClient.get(Pods, daemonPod.metadata.name!, 'default'));
         if (!(await exists(() => env.mcClient.get(Pods, nodeName, NS)))) {
           drainedBeforeGone = cordoned && appEvicted;
           return;

@@ -2,7 +2,7 @@
 // the exact bytes kube-apiserver would send (status codes, Status bodies).
 import { request } from 'node:https';
 import type { JsonObject } from '../../src/apimachinery/index.ts';
-import type { TestCluster } from './control-plane.ts';
+import { eventually, type TestCluster } from './control-plane.ts';
 
 export interface Reply {
   code: number;
@@ -51,4 +51,23 @@ export function call(
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/**
+ * Waits for the root CA publisher's `kube-root-ca.crt` in a namespace, as kube's e2e framework does
+ * for every namespace it makes (WaitForKubeRootCAInNamespace, test/e2e/framework/util.go), so tests
+ * that list or watch a namespace's ConfigMaps know it is there.
+ */
+export async function rootCaPublished(cp: TestCluster, namespace: string): Promise<void> {
+  await eventually(
+    async () => (await call(cp, 'GET', `/api/v1/namespaces/${namespace}/configmaps/kube-root-ca.crt`)).code === 200,
+    { what: `kube-root-ca.crt in ${namespace}` },
+  );
+}
+
+/** Creates a namespace and waits until it holds `kube-root-ca.crt`, like a real cluster's. */
+export async function createNamespace(cp: TestCluster, name: string): Promise<void> {
+  const r = await call(cp, 'POST', '/api/v1/namespaces', { metadata: { name } });
+  if (r.code !== 201) throw new Error(`create namespace ${name}: ${r.code} ${r.text}`);
+  await rootCaPublished(cp, name);
 }

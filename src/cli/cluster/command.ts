@@ -5,8 +5,22 @@ import { startControlPlane } from '../../kube/index.ts';
 import { parsePort } from '../options.ts';
 import { registerNodeCommands } from './nodes.ts';
 import { onShutdown } from '../signals.ts';
+import { processRuntimeOptions } from './process-runtime.ts';
 
 export const DEFAULT_KUBECONFIG = '.peerpods/kubeconfig';
+export const DEFAULT_CLUSTER_STATE_DIR = '.peerpods/cluster';
+/** Pods of this runtime class are left to the peer-pod adaptor pod of their node, as the kata shim hands them over. */
+const REMOTE_RUNTIME_CLASS = 'kata-remote';
+
+interface StartOptions {
+  port: number;
+  host: string;
+  kubeconfig: string;
+  nodes: number;
+  stateDir: string;
+  localImage: string[];
+  remoteRuntimeClass: string[];
+}
 
 export function registerClusterCommands(program: Command): void {
   const cluster = program.command('cluster').description('run the embedded Kubernetes-API-compatible control plane');
@@ -17,9 +31,34 @@ export function registerClusterCommands(program: Command): void {
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--kubeconfig <file>', 'where to write the kubeconfig', DEFAULT_KUBECONFIG)
     .option('--nodes <n>', 'simulated worker nodes to start (node-1..N)', parseCount, 0)
-    .action(async (opts: { port: number; host: string; kubeconfig: string; nodes: number }) => {
+    .option(
+      '--state-dir <dir>',
+      'where process pods get their directories (volumes, container view)',
+      DEFAULT_CLUSTER_STATE_DIR,
+    )
+    .option(
+      '--local-image <ref>',
+      "another image whose containers run as processes of this checkout's CLI (repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      '--remote-runtime-class <name>',
+      `another runtime class whose pods the kubelets leave to a node agent, besides ${REMOTE_RUNTIME_CLASS} (repeatable)`,
+      collect,
+      [],
+    )
+    .action(async (opts: StartOptions) => {
       const kubeconfigPath = resolve(opts.kubeconfig);
-      const cp = await startControlPlane({ port: opts.port, host: opts.host, kubeconfigPath, nodes: opts.nodes });
+      const cp = await startControlPlane({
+        port: opts.port,
+        host: opts.host,
+        kubeconfigPath,
+        nodes: opts.nodes,
+        processRuntime: processRuntimeOptions(resolve(opts.stateDir), opts.localImage),
+      });
+      for (const runtimeClass of [REMOTE_RUNTIME_CLASS, ...opts.remoteRuntimeClass])
+        cp.internals.registerNodeAgent(runtimeClass);
       console.log(`peerpods control plane listening on ${cp.url}`);
       console.log(`kubeconfig written to ${kubeconfigPath}`);
       if (opts.nodes > 0) console.log(`${opts.nodes} simulated node(s): ${cp.internals.nodes.list().join(', ')}`);
@@ -29,6 +68,10 @@ export function registerClusterCommands(program: Command): void {
       });
     });
   registerNodeCommands(cluster, DEFAULT_KUBECONFIG);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function parseCount(value: string): number {

@@ -15,6 +15,8 @@ export interface OperatorDeploymentSpec {
   /** The `run` subcommand, e.g. "kvm-operator". */
   operator: string;
   resources: { requests: Record<string, string>; limits: Record<string, string> };
+  /** Flags after the common ones. */
+  extraArgs?: string[];
 }
 
 export function operatorDeployment(o: OperatorDeploymentSpec): KubeObject {
@@ -35,7 +37,13 @@ export function operatorDeployment(o: OperatorDeploymentSpec): KubeObject {
             {
               name: 'manager',
               image: o.image,
-              args: ['run', o.operator, '--leader-elect', `--health-probe-bind-address=:${PROBE_PORT}`],
+              args: [
+                'run',
+                o.operator,
+                '--leader-elect',
+                `--health-probe-bind-address=:${PROBE_PORT}`,
+                ...(o.extraArgs ?? []),
+              ],
               env: [{ name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
               ports: [{ name: 'probes', containerPort: PROBE_PORT, protocol: 'TCP' }],
               livenessProbe: probe('/healthz'),

@@ -176,6 +176,8 @@ function peerPodConfigDeployment(ns: string, image: string): KubeObject {
     labels: LABELS,
     selector: { 'control-plane': 'peerpodconfig-controller' },
     operator: 'peerpodconfig-controller',
+    // The adaptors and the webhook it deploys are this release's too.
+    extraArgs: [`--adaptor-image=${image}`, `--webhook-image=${image}`],
     resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } },
   });
 }

@@ -38,7 +38,7 @@ const ENTRIES: Entry[] = [
     namespaced: true,
     shortNames: ['po'],
     categories: ALL,
-    subresources: ['status', 'binding', 'eviction'],
+    subresources: ['status', 'binding', 'eviction', 'attach', 'exec', 'log', 'portforward'],
     hasGeneration: true,
   },
   {
@@ -300,6 +300,8 @@ const ENTRIES: Entry[] = [
   },
   // node.k8s.io/v1
   { group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', namespaced: false },
+  // discovery.k8s.io/v1 (kube-apiserver lists it after node.k8s.io)
+  { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true },
   // policy/v1
   {
     group: 'policy',

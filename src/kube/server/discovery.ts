@@ -24,6 +24,18 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   binding: ['create'],
   eviction: ['create'],
   finalize: ['update'],
+  // Served by the kubelet through the API server (server/streaming): WebSocket GET or SPDY POST.
+  attach: ['create', 'get'],
+  exec: ['create', 'get'],
+  portforward: ['create', 'get'],
+  log: ['get'],
+};
+
+/** Kinds of the kubelet subresources, as kube-apiserver lists them. */
+const STREAMING_KINDS: Record<string, string> = {
+  attach: 'PodAttachOptions',
+  exec: 'PodExecOptions',
+  portforward: 'PodPortForwardOptions',
 };
 
 function subresourceKind(def: ResourceDef, sub: string): { group: string; version: string; kind: string } {
@@ -31,6 +43,7 @@ function subresourceKind(def: ResourceDef, sub: string): { group: string; versio
   if (sub === 'binding') return { group: '', version: 'v1', kind: 'Binding' };
   // kubectl drain looks for pods/eviction with a group and version (CheckEvictionSupport).
   if (sub === 'eviction') return { group: 'policy', version: 'v1', kind: 'Eviction' };
+  if (STREAMING_KINDS[sub]) return { group: '', version: 'v1', kind: STREAMING_KINDS[sub] };
   return { group: def.group, version: def.version, kind: def.kind };
 }
 

@@ -1,6 +1,8 @@
 // What the resource handler serves beyond the store's generic verbs: the registry's subresources
-// (binding, eviction, scale; see registry/subresources/) and, when installed, Table output.
+// (binding, eviction, scale; see registry/subresources/), when installed, Table output, and the
+// kubelet's side of pods/log, exec and port-forward.
 import type { IncomingMessage } from 'node:http';
+import type { PodStreams } from '../kubelet/streams.ts';
 import type { ListResult } from '../registry/list.ts';
 import type { ResourceDef } from '../registry/resource.ts';
 import type { Subresources } from '../registry/subresources/index.ts';
@@ -19,4 +21,9 @@ export interface TableRenderer {
 
 export interface Extensions extends Subresources {
   table?: TableRenderer;
+  /**
+   * The nodes' answers for pods/log, exec and portforward, read at each request so the control
+   * plane (or a test) can set it after start. Absent: logs are empty, exec and portforward 404.
+   */
+  podStreams?: PodStreams;
 }

@@ -1,7 +1,7 @@
 // The HTTPS front door: bearer-token authentication, discovery, health endpoints, and routing
 // of resource paths to the generic handler. Every failure leaves as a Status body.
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { internalError, StatusError } from '../../apimachinery/errors/index.ts';
@@ -14,6 +14,9 @@ import { sendJson } from './resource/response.ts';
 import type { HandlerDeps } from './resource/types.ts';
 import { WatchRegistry } from './watches.ts';
 import type { Extensions } from './extensions.ts';
+import { isNodeSubresource } from './streaming/pod-target.ts';
+import { serveNodeSubresource } from './streaming/requests.ts';
+import { createUpgradeHandler } from './streaming/upgrade.ts';
 
 export interface ApiServerOptions {
   catalog: ResourceCatalog;
@@ -119,24 +122,43 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const route = parseResourcePath(path);
     const def = route && catalog.lookup(route.group, route.version, route.resource);
     if (!route || !def) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (isNodeSubresource(def, route.subresource)) {
+      return serveNodeSubresource(deps, def, route, req, res, url.searchParams);
+    }
     await handleResource(deps, def, route, req, res, url.searchParams, 'admin');
   };
 
-  const server = createServer(
-    { cert: opts.tls.certPem, key: opts.tls.keyPem, keepAliveTimeout: 65_000 },
-    (req, res) => {
-      handle(req, res).catch((e: unknown) => {
-        const err = e instanceof StatusError ? e : internalError(e instanceof Error ? e.message : String(e));
-        if (!(e instanceof StatusError)) console.error('peerpods apiserver: unexpected error', e);
-        if (res.headersSent) {
-          res.end();
-          return;
-        }
-        // Unread request bodies would otherwise stall keep-alive connections.
-        req.resume();
-        sendJson(res, err.code, statusBody(err));
-      });
-    },
+  const serveRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((e: unknown) => {
+      const err = e instanceof StatusError ? e : internalError(e instanceof Error ? e.message : String(e));
+      if (!(e instanceof StatusError)) console.error('peerpods apiserver: unexpected error', e);
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      // Unread request bodies would otherwise stall keep-alive connections.
+      req.resume();
+      sendJson(res, err.code, statusBody(err));
+    });
+  };
+  const server = createServer({ cert: opts.tls.certPem, key: opts.tls.keyPem, keepAliveTimeout: 65_000 }, serveRequest);
+  // exec, attach and portforward upgrade to WebSocket or SPDY; other upgrade requests are served
+  // as ordinary ones on a response of their own, the connection closing after it.
+  server.on(
+    'upgrade',
+    createUpgradeHandler({
+      deps,
+      catalog: opts.catalog,
+      authenticated: (req) => authenticate(req) === 'ok',
+      serveOrdinary: (req, socket) => {
+        const res = new ServerResponse(req);
+        res.assignSocket(socket as Socket);
+        res.shouldKeepAlive = false;
+        res.on('finish', () => socket.end());
+        if (!req.complete) req.push(null);
+        serveRequest(req, res);
+      },
+    }),
   );
   server.on('secureConnection', (s: Socket) => {
     sockets.add(s);

@@ -49,3 +49,61 @@ test('cluster start rejects a bad port with a clear message and a non-zero exit'
   assert.notEqual(code, 0);
   assert.match(err, /must be a port number/);
 });
+
+test('cluster start runs --local-image containers as processes: their output reaches kubectl logs', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'peerpods-cli-'));
+  const kubeconfig = join(dir, 'kc');
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'cluster',
+      'start',
+      '--port',
+      '0',
+      '--nodes',
+      '1',
+      '--kubeconfig',
+      kubeconfig,
+      '--state-dir',
+      join(dir, 'state'),
+      '--local-image',
+      'example.com/tool:dev',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await eventually(() => output.includes('kubeconfig written'), { timeoutMs: 30_000, what: 'kubeconfig' });
+    let r = await kubectl(kubeconfig, [
+      'run',
+      'tool',
+      '--image=example.com/tool:dev',
+      '--restart=Never',
+      '--command',
+      '--',
+      'sh',
+      '-c',
+      'echo "from $HOSTNAME"',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    await eventually(
+      async () =>
+        (await kubectl(kubeconfig, ['get', 'pod', 'tool', '-o', 'jsonpath={.status.phase}'])).stdout === 'Succeeded',
+      {
+        timeoutMs: 30_000,
+        what: 'the process ran to completion',
+      },
+    );
+    r = await kubectl(kubeconfig, ['logs', 'tool']);
+    assert.equal(r.stdout, 'from tool\n');
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, output);
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

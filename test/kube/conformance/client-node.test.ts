@@ -17,6 +17,7 @@ import {
   type V1ConfigMap,
 } from '@kubernetes/client-node';
 import { eventually, startTestCluster, type TestCluster } from '../../helpers/control-plane.ts';
+import { createNamespace } from '../../helpers/https.ts';
 
 let cp: TestCluster;
 let kc: KubeConfig;
@@ -399,7 +400,7 @@ describe('@kubernetes/client-node', () => {
 
   test('makeInformer sees add/update/delete and survives dropped watches', async () => {
     const ns = 'informer-ns';
-    await core.createNamespace({ body: { metadata: { name: ns } } });
+    await createNamespace(cp, ns);
     const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${ns}/configmaps`, () =>
       core.listNamespacedConfigMap({ namespace: ns }),
     );
@@ -442,7 +443,8 @@ describe('@kubernetes/client-node', () => {
             .map((i) => `${i.metadata?.name}:${i.metadata?.resourceVersion}:${i.data?.v}`)
             .sort();
           assert.deepEqual(have, want);
-          return want.length === 2;
+          // The root CA publisher's ConfigMap is part of every namespace, so of the informer's cache.
+          return want.map((w) => w.split(':')[0]).join() === 'i2,i3,kube-root-ca.crt';
         },
         { what: 'informer cache equals the server' },
       );
@@ -479,7 +481,7 @@ describe('@kubernetes/client-node', () => {
   });
 
   test('sendInitialEvents ends with the initial-events-end bookmark', async () => {
-    await core.createNamespace({ body: { metadata: { name: 'sie' } } });
+    await createNamespace(cp, 'sie');
     await core.createNamespacedConfigMap({ namespace: 'sie', body: cm('s1') });
     await core.createNamespacedConfigMap({ namespace: 'sie', body: cm('s2') });
     const w = await collect('/api/v1/namespaces/sie/configmaps', {
@@ -495,7 +497,7 @@ describe('@kubernetes/client-node', () => {
           .slice(0, firstBm)
           .map((e) => `${e.type}:${e.object.metadata?.name}`)
           .sort(),
-        ['ADDED:s1', 'ADDED:s2'],
+        ['ADDED:kube-root-ca.crt', 'ADDED:s1', 'ADDED:s2'],
       );
       assert.equal(w.events[firstBm].object.metadata?.annotations?.['k8s.io/initial-events-end'], 'true');
     } finally {
@@ -539,7 +541,7 @@ describe('@kubernetes/client-node', () => {
   });
 
   test('paging: limit/continue at a stable RV; an expired continue is 410', async () => {
-    await core.createNamespace({ body: { metadata: { name: 'pages' } } });
+    await createNamespace(cp, 'pages');
     for (let i = 0; i < 5; i++) await core.createNamespacedConfigMap({ namespace: 'pages', body: cm(`p${i}`) });
     const first = await core.listNamespacedConfigMap({ namespace: 'pages', limit: 2 });
     assert.equal(first.items.length, 2);
@@ -553,7 +555,7 @@ describe('@kubernetes/client-node', () => {
       names.push(...page.items.map((i) => i.metadata?.name));
       cont = page.metadata?._continue;
     }
-    assert.deepEqual(names, ['p0', 'p1', 'p2', 'p3', 'p4']);
+    assert.deepEqual(names, ['kube-root-ca.crt', 'p0', 'p1', 'p2', 'p3', 'p4']);
     const again = await core.listNamespacedConfigMap({ namespace: 'pages', limit: 2 });
     await core.createNamespacedConfigMap({ namespace: 'pages', body: cm('p9-later') });
     cp.compactHistory();

@@ -122,20 +122,25 @@ describe('node drainer against a management and a workload cluster', { timeout: 
       metadata: { name: 'agent', namespace: 'kube-system' },
       spec: {
         selector: { matchLabels: { app: 'agent' } },
-        template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'agent' }] } },
+        template: {
+          metadata: { labels: { app: 'agent' } },
+          spec: { nodeSelector: { 'kubernetes.io/hostname': 'node-1' }, containers: [{ name: 'c', image: 'agent' }] },
+        },
       },
     });
     await wcPod('app', 'node-1');
     await wcPod('dns', 'node-1', { ns: 'kube-system' });
-    await wcPod('agent-x', 'node-1', {
-      ns: 'kube-system',
-      labels: { app: 'agent' },
-      meta: {
-        ownerReferences: [
-          { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata.uid, controller: true },
-        ],
-      },
-    });
+    // The DaemonSet controller runs the agent's pod on node-1.
+    const agent = (await eventually(
+      async () =>
+        (await wcClient.list<Pod>(Pods, { namespace: 'kube-system' })).items.find(
+          (p) =>
+            p.metadata.ownerReferences?.some((o) => o.uid === ds.metadata.uid) &&
+            p.spec?.nodeName === 'node-1' &&
+            p.status?.phase === 'Running',
+        ),
+      { what: 'the DaemonSet pod running on node-1' },
+    ))!;
     await wcPod('static-api', 'node-1', {
       ns: 'kube-system',
       meta: { annotations: { [Annotations.configMirror]: 'x' } },
@@ -160,7 +165,7 @@ describe('node drainer against a management and a workload cluster', { timeout: 
     assert.equal(dc.status?.remainingPods, 0);
     assert.equal(await exists('app'), false);
     assert.equal(await exists('dns', 'kube-system'), false);
-    assert.equal(await exists('agent-x', 'kube-system'), true, 'DaemonSet pod kept');
+    assert.equal(await exists(agent.metadata.name!, 'kube-system'), true, 'DaemonSet pod kept');
     assert.equal(await exists('static-api', 'kube-system'), true, 'static pod kept');
     assert.equal(await exists('elsewhere'), true, 'other nodes untouched');
     await dcEvent('node-1', 'NodeDrained', 'Normal');

@@ -7,7 +7,8 @@ import type { KubeObject } from '../../../src/runtime/index.ts';
 import { PeerPodConfigs } from '../../../src/peerpod/api/index.ts';
 import type { PeerPodConfig } from '../../../src/peerpod/api/index.ts';
 import { OWNER_ANNOTATION, spreadVms } from '../../../src/peerpod/controllers/peerpodconfig/index.ts';
-import { NS, createConfig, eventually, startController, startEnv, waitForCapacity } from './helpers.ts';
+import { advertise } from '../../../src/peerpod/controllers/peerpodconfig/nodes.ts';
+import { NS, VM, createConfig, eventually, startController, startEnv, waitForCapacity } from './helpers.ts';
 import type { Env, Running } from './helpers.ts';
 
 describe('spreadVms', () => {
@@ -114,5 +115,30 @@ describe('PeerPodConfig node capacity', () => {
     await waitForCapacity(env, { 'node-2': '7' });
     await env.client.delete(PeerPodConfigs, 'pool', NS);
     await waitForCapacity(env, {});
+  });
+});
+
+describe('advertise against a node that registered after it was cached', () => {
+  let env: Env;
+  before(async () => {
+    env = await startEnv(1);
+  });
+  after(() => env.stop());
+
+  it("adds the resource beside the kubelet's cpu, memory and pods", async () => {
+    const stored = await env.client.get<KubeObject & { status: { capacity: Record<string, string> } }>(Nodes, 'node-1');
+    assert.ok(stored.status.capacity.pods, 'the simulated kubelet reported its capacity');
+    // The controller's cached copy predates the kubelet's status: no capacity list at all.
+    const stale = { ...stored, status: {} };
+    const controller = new AbortController();
+    await advertise(env.client, stale, VM, 3, 'ns/cfg', controller.signal);
+    const after = await env.client.get<KubeObject & { status: Record<string, Record<string, string>> }>(
+      Nodes,
+      'node-1',
+    );
+    assert.equal(after.status.capacity[VM], '3');
+    assert.equal(after.status.allocatable[VM], '3');
+    assert.equal(after.status.capacity.pods, stored.status.capacity.pods);
+    assert.equal(after.status.capacity.cpu, stored.status.capacity.cpu);
   });
 });

@@ -1,6 +1,6 @@
 // The webhook as the API server calls it: the MutatingWebhookConfiguration and certificate the
-// PeerPodConfig controller generated, a Service resolved through its Endpoints to a WebhookServer
-// in this process, and pods created through the API.
+// PeerPodConfig controller generated, its Service resolved to a WebhookServer in this process, and
+// pods created through the API.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,6 @@ import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import type { Counter } from 'prom-client';
 import {
-  Endpoints,
   MutatingWebhookConfigurations,
   Pods,
   RuntimeClasses,
@@ -87,10 +86,13 @@ describe('peer-pods webhook called by the API server', () => {
     );
     serving = server.start(abort.signal);
     const { port } = await server.address();
-    await env.client.create(Endpoints, {
-      metadata: { name: 'peer-pods-webhook-svc', namespace: NS },
-      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'webhook', port, protocol: 'TCP' }] }],
-    } as KubeObject);
+    // The Service selects the webhook Deployment's pods, which no node runs here (the control
+    // plane's Endpoints controller lists none): the Service resolves to this process instead, as
+    // `peerpods start` installs it (src/cli/start/local-stack.ts).
+    env.cluster.internals.setServiceResolver((namespace, name) => {
+      if (namespace === NS && name === 'peer-pods-webhook-svc') return { host: '127.0.0.1', port };
+      throw new Error(`no endpoints available for service "${name}"`);
+    });
     const ours = await env.client.get<Obj>(MutatingWebhookConfigurations, MWC);
     await env.client.create(MutatingWebhookConfigurations, {
       metadata: { name: 'zz-test-add-label' },

@@ -37,9 +37,18 @@ after(async () => {
 });
 
 let nsCounter = 0;
+/**
+ * A fresh namespace, returned once it holds the root CA publisher's `kube-root-ca.crt` (as kube's
+ * e2e framework waits for it: WaitForKubeRootCAInNamespace, test/e2e/framework/util.go), so the
+ * ConfigMaps it holds are that one and the test's own.
+ */
 async function namespace(): Promise<string> {
   const name = `cache-it-${process.pid}-${++nsCounter}`;
   await client.create(Namespaces, { metadata: { name } });
+  await eventually(
+    async () => !!(await client.get(ConfigMaps, 'kube-root-ca.crt', name)),
+    `kube-root-ca.crt in ${name}`,
+  );
   return name;
 }
 
@@ -102,9 +111,10 @@ test('paged initial list of more than 500 objects', async () => {
   const inf = factory.informerFor(ConfigMaps, { namespace: ns });
   factory.start();
   await factory.waitForSync(undefined, 30_000);
-  assert.deepEqual(pages, [500, 500, 203]);
-  assert.equal(inf.list().length, 1203);
-  assert.equal(inf.list(ns).length, 1203);
+  // 1203 of ours and kube-root-ca.crt.
+  assert.deepEqual(pages, [500, 500, 204]);
+  assert.equal(inf.list().length, 1204);
+  assert.equal(inf.list(ns).length, 1204);
   assert.equal(await metric('peerpods_reflector_lists_total'), 1);
   assert.equal(inf.get(ns, 'cm-1202')?.metadata.managedFields, undefined, 'managedFields stripped');
   await factory.stop();
@@ -190,7 +200,12 @@ test('410 after compaction: relist delivers the add/update/delete differences', 
   factory.start();
   await factory.waitForSync(undefined, 10_000);
   await eventually(() => openedWatches === 1, 'first watch open');
-  assert.deepEqual(events.sort(), ['add:change:initial', 'add:keep:initial', 'add:remove:initial']);
+  assert.deepEqual(events.sort(), [
+    'add:change:initial',
+    'add:keep:initial',
+    'add:kube-root-ca.crt:initial',
+    'add:remove:initial',
+  ]);
   events.length = 0;
 
   gate = new Promise((r) => (openGate = r));
@@ -281,7 +296,7 @@ test('namespace and label scoping: only matching objects are cached; leaving the
   factory.start();
   await factory.waitForSync(undefined, 10_000);
   const names = (xs: KubeObject[]): string[] => xs.map((o) => o.metadata.name!).sort();
-  assert.deepEqual(names(inA.list()), ['db-a', 'web-a']);
+  assert.deepEqual(names(inA.list()), ['db-a', 'kube-root-ca.crt', 'web-a']);
   assert.deepEqual(names(web.list().filter((o) => o.metadata.namespace === a || o.metadata.namespace === b)), [
     'web-a',
     'web-b',

@@ -49,9 +49,14 @@ function restoreEnv(): void {
 }
 
 let n = 0;
+/** A fresh namespace, once it holds the root CA publisher's `kube-root-ca.crt` like any real one. */
 async function namespace(): Promise<string> {
   const name = `client-it-${process.pid}-${++n}`;
   await client.create(Namespaces, { metadata: { name } });
+  await eventually(
+    async () => !!(await client.get(ConfigMaps, 'kube-root-ca.crt', name)),
+    `kube-root-ca.crt in ${name}`,
+  );
   return name;
 }
 
@@ -85,7 +90,7 @@ test('create, get, list, update (PUT), delete, with typed errors', async () => {
   const list = await client.list<CM>(ConfigMaps, { namespace: ns });
   assert.deepEqual(
     list.items.map((i) => i.metadata.name),
-    ['a'],
+    ['a', 'kube-root-ca.crt'],
   );
   assert.ok(Number(list.resourceVersion) >= Number(updated.metadata.resourceVersion));
   assert.equal(list.items[0]!.kind, 'ConfigMap', 'list items get their kind back');

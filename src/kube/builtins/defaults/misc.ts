@@ -1,6 +1,6 @@
 // Defaults for the built-in kinds outside core/v1 and the workloads: admission webhook
 // configurations, RBAC, PriorityClass, Lease, Ingress, NetworkPolicy, PodDisruptionBudget,
-// RuntimeClass, HorizontalPodAutoscaler and APIService. Several only need the fields Go's
+// RuntimeClass, HorizontalPodAutoscaler, APIService and EndpointSlice. Several only need the fields Go's
 // encoder writes even when unset.
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { ensureObj, obj, objects, setIfEmpty, setIfNil } from '../json.ts';
@@ -86,6 +86,13 @@ export function defaultMiscKind(group: string, kind: string, o: JsonObject, op: 
       ensureObj(o, 'status');
       return true;
     }
+    case 'discovery.k8s.io/EndpointSlice':
+      // SetDefaults_EndpointPort (pkg/apis/discovery/v1/defaults.go): name "" and protocol TCP.
+      for (const p of objects(o, 'ports')) {
+        setIfNil(p, 'name', '');
+        setIfNil(p, 'protocol', 'TCP');
+      }
+      return true;
     case 'node.k8s.io/RuntimeClass':
     case 'events.k8s.io/Event':
       return true;

@@ -63,6 +63,7 @@ const KIND_DOCS: Record<string, string> = {
   Ingress: 'Ingress routes external HTTP(S) traffic to services.',
   NetworkPolicy: 'NetworkPolicy describes the network traffic allowed to and from a set of pods.',
   RuntimeClass: 'RuntimeClass selects the container runtime configuration pods run with.',
+  EndpointSlice: 'EndpointSlice represents a subset of the endpoints that implement a service.',
   PodDisruptionBudget:
     'PodDisruptionBudget limits how many pods of a collection may be down at once through voluntary disruptions.',
   PriorityClass: 'PriorityClass maps a class name to a pod priority value.',

@@ -17,6 +17,7 @@ import {
   validateStatefulSet,
 } from './apps.ts';
 import { validateCronJob } from './cronjob.ts';
+import { validateEndpointSlice } from './discovery.ts';
 import { validateHorizontalPodAutoscaler } from './autoscaling.ts';
 import { validateConfigMap, validateEvent, validateNamespace, validateNode, validateSecret } from './core.ts';
 import { validateApiService, validateLease, validateRuntimeClass, validateWebhookConfiguration } from './misc.ts';
@@ -85,6 +86,8 @@ export function validate(
       return validateWebhookConfiguration(obj, false, old);
     case 'node.k8s.io/RuntimeClass':
       return validateRuntimeClass(obj, old);
+    case 'discovery.k8s.io/EndpointSlice':
+      return validateEndpointSlice(obj, old);
     default:
       return [];
   }

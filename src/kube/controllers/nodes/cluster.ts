@@ -8,7 +8,13 @@ import { NodeLifecycleController } from '../lifecycle/node.ts';
 import type { NodeHealthOptions } from '../lifecycle/node-health.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
 import { SimulatedNodes, type NodeAgentHandler } from './simulated-nodes.ts';
-import type { SimulatedNodeConfig } from './node-object.ts';
+import { DEFAULT_NODE_CONFIG, type SimulatedNodeConfig } from './node-object.ts';
+import { ProcessRuntime, literalEnvConfigSource } from '../../kubelet/process/runtime.ts';
+import { ApiContainerConfigSource } from '../../kubelet/process/config-source.ts';
+import { containerViewEnv } from '../../kubelet/process/container-view/view.ts';
+import type { ProcessRuntimeOptions } from '../../kubelet/process/options.ts';
+import { ClusterPodStreams } from '../../kubelet/process/pod-streams.ts';
+import type { PodStreams } from '../../kubelet/streams.ts';
 
 export interface ClusterOptions {
   /** Simulated worker nodes created at start (node-1..N). Default 0. */
@@ -19,6 +25,19 @@ export interface ClusterOptions {
   simulatedNodes?: Partial<SimulatedNodeConfig>;
   /** The node lifecycle controller's monitor period and grace periods (kube's defaults: 5 s, 50 s, 60 s). */
   nodeLifecycle?: Partial<NodeHealthOptions>;
+  /**
+   * Run the containers of these images as real processes of this machine (kubelet/process/):
+   * e.g. `{ images: ['ghcr.io/peerpods/peerpods'], entrypoint: [process.execPath, 'bin/peerpods.js'] }`.
+   * Their restarts use `simulatedNodes.crashLoopBackOff`. Absent: every container is simulated.
+   */
+  processRuntime?: ProcessRuntimeOptions;
+}
+
+/** How processes reach the API server (known once it listens). */
+export interface ApiServerAccess {
+  apiServer(): { host: string; port: number };
+  token(): string;
+  caPem(): string;
 }
 
 /** What `internals.nodes` offers. */
@@ -42,19 +61,50 @@ export interface ClusterControllers {
   scheduler?: Scheduler;
   registerNodeAgent(runtimeClassName: string, handler?: NodeAgentHandler): void;
   unregisterNodeAgent(runtimeClassName: string): void;
+  /** The kubelets' pods/log, exec and port-forward. */
+  podStreams: PodStreams;
   /** Creates the initial nodes; call once the bootstrap namespaces exist. */
   bootstrap(): Promise<void>;
+  /** Ends every container process (SIGTERM, then SIGKILL after a short grace); call before stop(). */
+  stopProcesses(): Promise<void>;
   stop(): void;
 }
 
 export function startClusterControllers(
-  deps: { storage: Storage; store: ObjectStore; catalog: ResourceCatalog; subresources: Subresources },
+  deps: {
+    storage: Storage;
+    store: ObjectStore;
+    catalog: ResourceCatalog;
+    subresources: Subresources;
+    apiServerAccess?: ApiServerAccess;
+  },
   options: ClusterOptions,
 ): ClusterControllers {
+  const processes = options.processRuntime
+    ? new ProcessRuntime(
+        {
+          store: deps.store,
+          catalog: deps.catalog,
+          // The API-backed configuration (env, volumes, service account) needs to know where the
+          // API server listens; without that (tests of the runtime alone) only literal env values.
+          configSource: (stateDir) => {
+            const access = deps.apiServerAccess;
+            if (!access) return literalEnvConfigSource;
+            return new ApiContainerConfigSource(
+              { storage: deps.storage, store: deps.store, catalog: deps.catalog },
+              { ...access, stateDir },
+            );
+          },
+          containerView: containerViewEnv,
+          crashLoopBackOff: { ...DEFAULT_NODE_CONFIG, ...options.simulatedNodes }.crashLoopBackOff,
+        },
+        options.processRuntime,
+      )
+    : undefined;
   const lifecycle = new NodeLifecycleController(deps.storage, deps.store, deps.catalog, options.nodeLifecycle);
   const scheduler =
     options.scheduler === false ? undefined : new Scheduler(deps.storage, deps.store, deps.catalog, deps.subresources);
-  const sim = new SimulatedNodes(deps.storage, deps.store, deps.catalog, options.simulatedNodes);
+  const sim = new SimulatedNodes(deps.storage, deps.store, deps.catalog, options.simulatedNodes, processes);
   lifecycle.start();
   scheduler?.start();
   sim.start();
@@ -70,6 +120,7 @@ export function startClusterControllers(
     scheduler,
     registerNodeAgent: (rc, handler) => sim.registerNodeAgent(rc, handler),
     unregisterNodeAgent: (rc) => sim.unregisterNodeAgent(rc),
+    podStreams: new ClusterPodStreams(() => processes),
     async bootstrap() {
       const existing = new Set(sim.list());
       for (let i = 1; i <= (options.nodes ?? 0); i++) {
@@ -81,6 +132,9 @@ export function startClusterControllers(
           if ((e as { code?: number }).code !== 409) throw e;
         }
       }
+    },
+    async stopProcesses() {
+      await processes?.stop();
     },
     stop() {
       sim.stop();

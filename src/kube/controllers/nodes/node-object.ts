@@ -4,7 +4,7 @@ import { arch, release } from 'node:os';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { formatMicroTime, formatTime } from '../../../apimachinery/time/index.ts';
 import { KUBE_VERSION } from '../../version.ts';
-import { DEFAULT_CRASH_LOOP_BACKOFF, type CrashLoopBackOff } from './container-runs.ts';
+import { DEFAULT_CRASH_LOOP_BACKOFF, type CrashLoopBackOff } from '../../kubelet/container-runs.ts';
 
 export const SIMULATED_LABEL = 'peerpods.io/simulated';
 export const WORKER_LABEL = 'node.kubernetes.io/worker';
@@ -50,6 +50,11 @@ export function nodeIp(index: number): string {
 
 export function podCidrBase(index: number): string {
   return `10.${244 + (index >> 8)}.${index & 255}`;
+}
+
+/** The loopback twin of the node's pod CIDR, for pods whose processes really listen: 127.<244+i>.<j>. */
+export function processPodCidrBase(index: number): string {
+  return `127.${244 + (index >> 8)}.${index & 255}`;
 }
 
 export function nodeConditions(ready: boolean, now = formatTime(new Date())): JsonObject[] {

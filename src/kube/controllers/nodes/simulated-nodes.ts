@@ -15,7 +15,8 @@ import type { ResourceDef } from '../../registry/resource.ts';
 import { internalContext } from '../../registry/context.ts';
 import type { ObjectStore } from '../../registry/store/index.ts';
 import { formatMicroTime, formatTime } from '../../../apimachinery/time/index.ts';
-import { SimulatedKubelet } from './kubelet.ts';
+import { SimulatedKubelet } from '../../kubelet/kubelet.ts';
+import type { ProcessRuntime } from '../../kubelet/process/runtime.ts';
 import {
   DEFAULT_NODE_CONFIG,
   leaseObject,
@@ -69,6 +70,7 @@ export class SimulatedNodes {
     private readonly store: ObjectStore,
     catalog: ResourceCatalog,
     config: Partial<SimulatedNodeConfig> = {},
+    private readonly processes?: ProcessRuntime,
   ) {
     this.config = { ...DEFAULT_NODE_CONFIG, ...config };
     this.nodesDef = catalog.lookup('', 'v1', 'nodes')!;
@@ -210,7 +212,15 @@ export class SimulatedNodes {
     this.usedIndexes.add(index);
     this.kubelets.set(
       name,
-      new SimulatedKubelet(name, index, this.store, this.podsDef, this.config.shutdownMs, this.config.crashLoopBackOff),
+      new SimulatedKubelet(
+        name,
+        index,
+        this.store,
+        this.podsDef,
+        this.config.shutdownMs,
+        this.config.crashLoopBackOff,
+        this.processes,
+      ),
     );
     // Deferred: we are inside the write that created the node.
     setImmediate(() => {
@@ -255,6 +265,15 @@ export class SimulatedNodes {
           if (empty) {
             status[field] = value;
             changed = true;
+          } else if (field === 'capacity' || field === 'allocatable') {
+            // A kubelet registering reports its own resources; extended resources someone else
+            // advertised first (e.g. kata.peerpods.io/vm) are kept beside them.
+            const have = cur as JsonObject;
+            for (const [resource, quantity] of Object.entries(value as JsonObject)) {
+              if (have[resource] !== undefined) continue;
+              have[resource] = quantity;
+              changed = true;
+            }
           }
         }
         if (!changed) return undefined;

@@ -133,7 +133,7 @@ function requirementMatches(r: NodeSelectorRequirement, get: (key: string) => st
   }
 }
 
-function termMatches(term: NodeSelectorTerm, node: NodeInfo): boolean {
+function termMatches(term: NodeSelectorTerm, node: Pick<NodeInfo, 'name' | 'labels'>): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   // An empty term selects nothing (nodeaffinity.nodeSelectorTerm).
@@ -154,6 +154,13 @@ export interface PodConstraints {
 }
 
 export function podConstraints(spec: JsonObject, requests: PodRequests): PodConstraints {
+  return { ...nodeAffinityOf(spec), tolerations: (spec.tolerations ?? []) as Toleration[], requests };
+}
+
+type NodeAffinityConstraints = Pick<PodConstraints, 'nodeSelector' | 'requiredTerms'>;
+
+/** nodeaffinity.GetRequiredNodeAffinity: a pod spec's nodeSelector and required node affinity. */
+export function nodeAffinityOf(spec: JsonObject): NodeAffinityConstraints {
   const affinity = (spec.affinity ?? {}) as {
     nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] } };
   };
@@ -161,9 +168,13 @@ export function podConstraints(spec: JsonObject, requests: PodRequests): PodCons
   return {
     nodeSelector: Object.entries((spec.nodeSelector ?? {}) as Record<string, string>),
     requiredTerms: required ? (required.nodeSelectorTerms ?? []) : undefined,
-    tolerations: (spec.tolerations ?? []) as Toleration[],
-    requests,
   };
+}
+
+/** RequiredNodeAffinity.Match: the nodeSelector and one of the required terms. */
+export function fitsNodeAffinity(pod: NodeAffinityConstraints, node: Pick<NodeInfo, 'name' | 'labels'>): boolean {
+  for (const [k, v] of pod.nodeSelector) if (node.labels[k] !== v) return false;
+  return !pod.requiredTerms || pod.requiredTerms.some((t) => termMatches(t, node));
 }
 
 // ------------------------------------------------------------------ filters
@@ -186,8 +197,7 @@ export function filterNode(
       return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`];
     }
   }
-  for (const [k, v] of pod.nodeSelector) if (node.labels[k] !== v) return [REASON_AFFINITY];
-  if (pod.requiredTerms && !pod.requiredTerms.some((t) => termMatches(t, node))) return [REASON_AFFINITY];
+  if (!fitsNodeAffinity(pod, node)) return [REASON_AFFINITY];
   const fit = fitReasons(pod.requests, node, usage);
   if (fit.length > 0 || !interPod) return fit;
   const reason = interPod(node);

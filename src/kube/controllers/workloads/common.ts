@@ -6,6 +6,11 @@ import { ItemExponentialBackoff } from '../../../apimachinery/backoff.ts';
 import { isPodReady, isPodTerminal, statusCondition } from '../../../apimachinery/core/index.ts';
 import type { JsonObject, ObjectMeta, OwnerReference } from '../../../apimachinery/meta/index.ts';
 import { compileSelector } from '../../builtins/selector.ts';
+import type { RequestContext } from '../../registry/context.ts';
+import type { ResourceDef } from '../../registry/resource.ts';
+import type { ObjectStore, PropagationPolicy } from '../../registry/store/index.ts';
+import type { Storage } from '../../storage/storage.ts';
+import type { WorkLoop } from '../work-loop.ts';
 import { isObject } from '../../../apimachinery/json/index.ts';
 
 /** A parsed object: metadata with a name and uid, spec and status always objects. */
@@ -31,6 +36,14 @@ export function parseObject(json: string | undefined): WorkloadObject | undefine
   if (!isObject(o.spec)) o.spec = {};
   if (!isObject(o.status)) o.status = {};
   return o as WorkloadObject;
+}
+
+/** The parsable objects stored under `prefix` (of `namespace` when given). */
+export function listObjects(storage: Storage, prefix: string, namespace?: string): WorkloadObject[] {
+  return storage
+    .list(namespace === undefined ? prefix : `${prefix}${namespace}/`)
+    .map((s) => parseObject(s.json))
+    .filter((o): o is WorkloadObject => o !== undefined);
 }
 
 /** A non-negative integer field, or `dflt` when missing or mistyped. */
@@ -125,6 +138,22 @@ export function availability(pod: WorkloadObject, minReadySeconds: number, now: 
   return left < 0 ? true : left + 1;
 }
 
+/** Ready and available pods as a status counts them, and when the soonest Ready one becomes available. */
+export class AvailabilityCount {
+  ready = 0;
+  available = 0;
+  /** ms until a Ready pod becomes available, when one is waiting for minReadySeconds. */
+  recheckIn: number | undefined;
+
+  /** Counts one pod by its {@link availability} (false: not Ready). */
+  add(a: true | number | false): void {
+    if (a === false) return;
+    this.ready++;
+    if (a === true) this.available++;
+    else this.recheckIn = Math.min(this.recheckIn ?? a, a);
+  }
+}
+
 export function creationTime(o: WorkloadObject): number {
   const t = typeof o.metadata.creationTimestamp === 'string' ? Date.parse(o.metadata.creationTimestamp) : NaN;
   return Number.isNaN(t) ? 0 : t;
@@ -145,6 +174,33 @@ export function replaceInPlace(target: WorkloadObject, source: JsonObject): void
   if (!isObject(target.status)) target.status = {};
 }
 
+/**
+ * controller.GetPodFromTemplate: `generateName: <owner>-`, the template's labels, annotations and
+ * finalizers, a controller reference with blockOwnerDeletion, and the template's spec.
+ */
+export function podFromTemplate(
+  owner: WorkloadObject,
+  ownerKind: string,
+  template: JsonObject,
+  ownerApiVersion = 'apps/v1',
+): JsonObject {
+  const tm = (isObject(template.metadata) ? template.metadata : {}) as ObjectMeta;
+  const metadata: ObjectMeta = {
+    generateName: `${owner.metadata.name}-`,
+    namespace: owner.metadata.namespace,
+    labels: { ...labelsOf(template) },
+    ownerReferences: [ownerRefTo(ownerKind, owner, ownerApiVersion)],
+  };
+  if (isObject(tm.annotations)) metadata.annotations = { ...tm.annotations };
+  if (Array.isArray(tm.finalizers) && tm.finalizers.length > 0) metadata.finalizers = [...tm.finalizers];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: metadata as JsonObject,
+    spec: structuredClone(isObject(template.spec) ? template.spec : {}),
+  };
+}
+
 // ---------------------------------------------------------------- errors
 
 export function errorCode(e: unknown): number | undefined {
@@ -157,6 +213,56 @@ export function isNamespaceTerminating(e: unknown): boolean {
   return errorCode(e) === 403 && /being terminated/.test(String((e as Error).message));
 }
 
+/**
+ * Writes `status` through the status subresource unless `o` was written since it was read: that
+ * write queued another sync, which will write the status. Returns the object written, if it was.
+ */
+export async function writeStatusUnlessWritten(
+  store: ObjectStore,
+  def: ResourceDef,
+  o: WorkloadObject,
+  ctx: RequestContext,
+  status: JsonObject,
+): Promise<JsonObject | undefined> {
+  const rv = o.metadata.resourceVersion;
+  let applied = false;
+  const written = await store.updateWith(
+    def,
+    o.metadata.namespace,
+    o.metadata.name!,
+    ctx,
+    (fresh) => {
+      if ((fresh.metadata as ObjectMeta).resourceVersion !== rv) return undefined;
+      applied = true;
+      fresh.status = status;
+      return fresh;
+    },
+    'status',
+  );
+  return applied ? written : undefined;
+}
+
+/**
+ * Deletes exactly the object `target` names (its uid as precondition). False when it is gone
+ * already or its name now belongs to another object: either way not the caller's to delete.
+ */
+export async function deleteExactly(
+  store: ObjectStore,
+  def: ResourceDef,
+  target: { namespace?: string; name?: string; uid?: string },
+  ctx: RequestContext,
+  propagationPolicy?: PropagationPolicy,
+): Promise<boolean> {
+  const options = { ...(propagationPolicy ? { propagationPolicy } : {}), preconditions: { uid: target.uid } };
+  try {
+    await store.delete(def, target.namespace, target.name!, options, ctx);
+    return true;
+  } catch (e) {
+    if (errorCode(e) === 404 || errorCode(e) === 409) return false;
+    throw e;
+  }
+}
+
 /** Raised inside a sync when what it read is no longer current; the key is already requeued. */
 export class StaleRead extends Error {
   constructor(what: string) {
@@ -167,6 +273,23 @@ export class StaleRead extends Error {
 /** Per-key backoff for failed syncs: 0.5 s doubling to 30 s, forgotten on success. */
 export function syncBackoff(): ItemExponentialBackoff {
   return new ItemExponentialBackoff(500, 30_000);
+}
+
+/**
+ * A failed sync of `key`: queued again after its backoff. A conflict is expected now and then;
+ * anything else is worth a line, once per streak of failures.
+ */
+export function retryAfterBackoff(
+  loop: WorkLoop,
+  backoff: ItemExponentialBackoff,
+  component: string,
+  key: string,
+  e: unknown,
+): void {
+  const delay = backoff.next(key);
+  if (errorCode(e) !== 409 && backoff.failures(key) === 1)
+    console.error(`peerpods ${component}: ${key}: ${(e as Error).message}`);
+  loop.addAfter(key, delay);
 }
 
 /**

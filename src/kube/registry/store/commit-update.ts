@@ -139,8 +139,12 @@ function persist(
 ): WriteResult {
   const { stored, name } = target;
   try {
-    // The last finalizer gone from an object being deleted: the update completes the deletion.
-    if (meta(current).deletionTimestamp && !hasFinalizers(def, next)) {
+    // The last finalizer gone from an object being deleted: the update completes the deletion —
+    // unless a grace period is still running (a pod whose kubelet is stopping it writes status
+    // first, then deletes with grace 0), as the generic store's shouldDeleteDuringUpdate
+    // (k8s.io/apiserver/pkg/registry/generic/registry/store.go).
+    const grace = meta(current).deletionGracePeriodSeconds;
+    if (meta(current).deletionTimestamp && !hasFinalizers(def, next) && !(typeof grace === 'number' && grace > 0)) {
       const deleted = store.storage.delete(stored.key, stored.revision);
       def.strategy.release?.(current);
       return { object: present(def, parseStored(deleted)), created: false };

@@ -47,19 +47,12 @@ export async function advertise(
     wrote = true;
   }
   const value = String(count);
-  const ops: unknown[] = [];
-  for (const field of ['capacity', 'allocatable'] as const) {
-    const list = node.status?.[field];
-    if (list?.[resource] === value) continue;
-    // `add` on a missing parent fails, and a node that just registered may have no list yet.
-    ops.push(
-      list
-        ? { op: 'add', path: `/status/${field}/${pointer(resource)}`, value }
-        : { op: 'add', path: `/status/${field}`, value: { [resource]: value } },
-    );
-  }
-  if (ops.length > 0) {
-    await client.patch(Nodes, name, undefined, ops, 'json', { subresource: 'status', signal });
+  const fields = (['capacity', 'allocatable'] as const).filter((f) => node.status?.[f]?.[resource] !== value);
+  if (fields.length > 0) {
+    // A merge patch adds the key beside whatever the kubelet reports, even when our cached copy
+    // predates its registration (a JSON patch `add` of the whole list would replace cpu, memory and pods).
+    const status = Object.fromEntries(fields.map((f) => [f, { [resource]: value }]));
+    await client.patch(Nodes, name, undefined, { status }, 'merge', { subresource: 'status', signal });
     wrote = true;
   }
   return wrote;

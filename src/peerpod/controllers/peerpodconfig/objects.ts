@@ -37,12 +37,36 @@ function meta(cfg: PeerPodConfig, name: string, labels: Record<string, string>):
   return { name, namespace: cfg.metadata.namespace, labels: { ...labels, [MANAGED_BY_LABEL]: MANAGED_BY } };
 }
 
+/** The adaptor's health port when the DaemonSet runs our own image (`peerpods run adaptor`). */
+export const ADAPTOR_PROBE_PORT = 8082;
+
+/**
+ * Whether an image is this project's (`…/peerpods[:tag|@digest]`): its entrypoint is `peerpods`,
+ * so the adaptor runs as `peerpods run adaptor` rather than upstream's entrypoint script.
+ */
+export function isPeerpodsImage(image: string): boolean {
+  const repository = image.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
+  return repository === 'peerpods' || repository.endsWith('/peerpods');
+}
+
 export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): KubeObject {
   const labels = { name: ADAPTOR_DAEMONSET };
   const secretVolume = (name: string, secretName: string) => ({
     name,
     secret: { secretName, defaultMode: 0o600, optional: true },
   });
+  const fromField = (name: string, fieldPath: string) => ({ name, valueFrom: { fieldRef: { fieldPath } } });
+  const probe = (path: string) => ({ httpGet: { path, port: ADAPTOR_PROBE_PORT, scheme: 'HTTP' } });
+  // Upstream's image starts through its entrypoint script, configured by env alone; ours is the
+  // `peerpods` CLI, told its node and namespace through the downward API and probed on its health port.
+  const ours = isPeerpodsImage(opts.adaptorImage);
+  const run = ours
+    ? {
+        imagePullPolicy: 'IfNotPresent',
+        args: ['run', 'adaptor', `--health-probe-bind-address=:${ADAPTOR_PROBE_PORT}`],
+        env: [fromField('NODE_NAME', 'spec.nodeName'), fromField('PEERPODS_NAMESPACE', 'metadata.namespace')],
+      }
+    : { imagePullPolicy: 'Always', command: ['/usr/local/bin/entrypoint.sh'] };
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
@@ -60,13 +84,25 @@ export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): Kub
             {
               name: 'caa-pod',
               image: opts.adaptorImage,
-              imagePullPolicy: 'Always',
+              ...run,
               securityContext: { privileged: true, runAsUser: 0 },
-              command: ['/usr/local/bin/entrypoint.sh'],
               envFrom: [
-                { secretRef: { name: cfg.spec.cloudSecretName ?? DEFAULT_CLOUD_SECRET_NAME } },
+                // Our adaptor runs providers that need no credentials (qemu, libvirt) without the Secret.
+                {
+                  secretRef: {
+                    name: cfg.spec.cloudSecretName ?? DEFAULT_CLOUD_SECRET_NAME,
+                    ...(ours ? { optional: true } : {}),
+                  },
+                },
                 { configMapRef: { name: cfg.spec.configMapName ?? DEFAULT_CONFIGMAP_NAME } },
               ],
+              ...(ours
+                ? {
+                    ports: [{ name: 'probes', containerPort: ADAPTOR_PROBE_PORT, protocol: 'TCP' }],
+                    readinessProbe: probe('/readyz'),
+                    livenessProbe: probe('/healthz'),
+                  }
+                : {}),
               volumeMounts: [
                 { name: 'auth-json-volume', mountPath: '/root/containers/', readOnly: true },
                 { name: 'ssh', mountPath: '/root/.ssh', readOnly: true },

@@ -149,4 +149,25 @@ describe('simulated nodes', () => {
     await eventually(() => lease('extra'));
     assert.ok(cp.internals.nodes.list().includes('extra'));
   });
+
+  test('an adopted Node that already advertises an extended resource still gets its cpu, memory and pods', async () => {
+    // The PeerPodConfig controller may patch kata.peerpods.io/vm onto a node before its kubelet
+    // registers; the kubelet's own resources are added beside it, as a registering kubelet does.
+    const manifest = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'extended', labels: { 'peerpods.io/simulated': 'true' } },
+      status: { capacity: { 'example.com/vm': '2' }, allocatable: { 'example.com/vm': '2' } },
+    });
+    const r = await kubectl(cp.kubeconfigPath, ['create', '-f', '-'], { input: manifest });
+    assert.equal(r.code, 0, r.stderr);
+    await eventually(() => {
+      const capacity = ((node('extended').status ?? {}) as { capacity?: Record<string, string> }).capacity ?? {};
+      return capacity.pods !== undefined && capacity.cpu !== undefined && capacity.memory !== undefined;
+    });
+    const status = node('extended').status as { capacity: Record<string, string>; allocatable: Record<string, string> };
+    assert.equal(status.capacity['example.com/vm'], '2');
+    assert.equal(status.allocatable['example.com/vm'], '2');
+    assert.ok(status.allocatable.pods);
+  });
 });

@@ -31,6 +31,7 @@ const PREFIX: Record<string, string> = {
   pod: '/core/pods/',
   event: '/core/events/',
   sts: '/apps/statefulsets/',
+  ds: '/apps/daemonsets/',
   revision: '/apps/controllerrevisions/',
   pvc: '/core/persistentvolumeclaims/',
 };

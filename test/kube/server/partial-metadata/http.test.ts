@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
+import { rootCaPublished } from '../../../helpers/https.ts';
 import { call, openWatch, TABLE_ACCEPT } from '../http.ts';
 
 interface Partial {
@@ -68,6 +69,8 @@ async function getJson<T>(path: string, acceptHeader?: string): Promise<T> {
 
 before(async () => {
   cp = await startTestCluster({ scheduler: false, nodes: 2 });
+  // default's ConfigMaps: the root CA publisher's kube-root-ca.crt and a, b, c.
+  await rootCaPublished(cp, 'default');
   for (const name of ['a', 'b', 'c']) {
     const r = await call(cp, 'POST', CMS, { body: { metadata: { name, labels: { app: 'x' } }, data: { k: 'v' } } });
     assert.equal(r.status, 201, r.body);
@@ -128,7 +131,7 @@ describe('PartialObjectMetadataList', () => {
 
   test('v1 and v1beta1 for a built-in and a custom resource; items carry their kind', async () => {
     for (const [path, count] of [
-      [CMS, 3],
+      [CMS, 4],
       [WIDGETS, 2],
     ] as const) {
       const plain = await getJson<{ items: Array<{ metadata: Record<string, unknown> }> }>(path);
@@ -145,7 +148,7 @@ describe('PartialObjectMetadataList', () => {
   test('paging: continue, remainingItemCount and one resourceVersion across pages', async () => {
     const first = await getJson<PartialList>(`${CMS}?limit=1`, accept('PartialObjectMetadataList'));
     assert.deepEqual(Object.keys(first.metadata), ['resourceVersion', 'continue', 'remainingItemCount']);
-    assert.equal(first.metadata.remainingItemCount, 2);
+    assert.equal(first.metadata.remainingItemCount, 3);
     assert.deepEqual(
       first.items?.map((i) => i.metadata.name),
       ['a'],
@@ -156,7 +159,7 @@ describe('PartialObjectMetadataList', () => {
     );
     assert.deepEqual(
       next.items?.map((i) => i.metadata.name),
-      ['b', 'c'],
+      ['b', 'c', 'kube-root-ca.crt'],
     );
     assert.equal(next.metadata.continue, undefined);
     assert.equal(next.metadata.resourceVersion, first.metadata.resourceVersion);

@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
+import { rootCaPublished } from '../../../helpers/https.ts';
 import { runPython } from '../../../helpers/python.ts';
 import { call } from '../http.ts';
 
@@ -54,6 +55,8 @@ const WIDGETS = '/apis/example.com/v1/namespaces/default/widgets';
 
 before(async () => {
   cp = await startTestCluster({ scheduler: false, nodes: 2 });
+  // default's ConfigMaps: the root CA publisher's kube-root-ca.crt and a, b.
+  await rootCaPublished(cp, 'default');
   for (const name of ['a', 'b']) {
     const r = await call(cp, 'POST', '/api/v1/namespaces/default/configmaps', {
       body: { metadata: { name }, data: { k: 'v' } },
@@ -119,7 +122,7 @@ test('python3-kubernetes lists, gets and watches metadata only', async () => {
   assert.equal(out.call_api.kind, 'PartialObjectMetadataList');
   assert.equal(out.call_api.items.length, 1);
   assert.ok(out.call_api.metadata.continue);
-  assert.equal(out.call_api.metadata.remainingItemCount, 1);
+  assert.equal(out.call_api.metadata.remainingItemCount, 2);
 
   assert.deepEqual(
     out.watch.map((e) => [e.type, e.object.kind, e.object.metadata.name]),

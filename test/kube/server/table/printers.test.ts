@@ -404,6 +404,26 @@ describe('services and networking', () => {
     assert.deepEqual(cells('/endpoints', ep), ['e', '10.0.0.1:80,10.0.0.2:80,[fd00::1]:80 + 1 more...', '60s']);
     assert.equal(cells('/endpoints', { metadata: m('e') })[1], '<none>');
   });
+  test('endpointslices', () => {
+    // printEndpointSlice: ports by number (else name, else "*"), three at most; `<unset>` when none.
+    const slice = {
+      metadata: m('web-x1y2z'),
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: 8080 }, { name: 'named' }, {}, { port: 1 }],
+      endpoints: [{ addresses: ['10.0.0.1'] }, { addresses: ['10.0.0.2', '10.0.0.3'] }, { addresses: ['10.0.0.4'] }],
+    };
+    assert.deepEqual(cells('discovery.k8s.io/endpointslices', slice), [
+      'web-x1y2z',
+      'IPv4',
+      '8080,named,* + 1 more...',
+      '10.0.0.1,10.0.0.2,10.0.0.3 + 1 more...',
+      '60s',
+    ]);
+    assert.deepEqual(
+      cells('discovery.k8s.io/endpointslices', { metadata: m('p'), addressType: 'IPv4', endpoints: [], ports: null }),
+      ['p', 'IPv4', '<unset>', '<unset>', '60s'],
+    );
+  });
   test('ingresses and network policies', () => {
     const ing = {
       metadata: m('i'),

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
+import { rootCaPublished } from '../../../helpers/https.ts';
 import { call, TABLE_ACCEPT } from '../http.ts';
 
 interface Table {
@@ -28,6 +29,8 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 
 before(async () => {
   cp = await startTestCluster({ scheduler: false });
+  // default's ConfigMaps: a, b, c and the root CA publisher's kube-root-ca.crt (one key, ca.crt).
+  await rootCaPublished(cp, 'default');
   for (const name of ['a', 'b', 'c']) {
     const r = await call(cp, 'POST', CMS, { body: { metadata: { name }, data: { k: 'v' } } });
     assert.equal(r.status, 201, r.body);
@@ -59,6 +62,7 @@ describe('Table negotiation', () => {
         ['a', 1],
         ['b', 1],
         ['c', 1],
+        ['kube-root-ca.crt', 1],
       ],
     );
     assert.match(String(t.rows[0].cells[2]), /^\d+s$/);
@@ -95,7 +99,7 @@ describe('Table negotiation', () => {
     const t = JSON.parse((await call(cp, 'GET', `${CMS}?limit=1`, { accept: TABLE_ACCEPT })).body) as Table;
     assert.equal(t.rows.length, 1);
     assert.ok(t.metadata.continue);
-    assert.equal(t.metadata.remainingItemCount, 2);
+    assert.equal(t.metadata.remainingItemCount, 3);
     const next = JSON.parse(
       (
         await call(cp, 'GET', `${CMS}?limit=5&continue=${encodeURIComponent(t.metadata.continue ?? '')}`, {
@@ -105,7 +109,7 @@ describe('Table negotiation', () => {
     ) as Table;
     assert.deepEqual(
       next.rows.map((r) => r.cells[0]),
-      ['b', 'c'],
+      ['b', 'c', 'kube-root-ca.crt'],
     );
   });
 

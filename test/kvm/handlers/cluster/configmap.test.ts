@@ -68,7 +68,10 @@ describe('configmap handler', () => {
     await cp?.stop();
   });
 
-  const list = async (ns: string) => (await client.list<ConfigMap>(ConfigMaps, { namespace: ns })).items;
+  // The namespace's ConfigMaps but the root CA publisher's kube-root-ca.crt, which every namespace holds.
+  const list = async (ns: string) =>
+    (await client.list<ConfigMap>(ConfigMaps, { namespace: ns, fieldSelector: 'metadata.name!=kube-root-ca.crt' }))
+      .items;
   const versions = async (ns: string) =>
     Object.fromEntries((await list(ns)).map((x) => [x.metadata.name, x.metadata.resourceVersion]));
   const run = async (c: KVMConfig, rel = releases, via = client) => {

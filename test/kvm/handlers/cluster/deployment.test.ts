@@ -3,7 +3,7 @@
 // bump (one deployment per call, masters first, workers gated on the workload masters), and delete.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMaps, Deployments, Events, Nodes } from '../../../../src/runtime/index.ts';
+import { ConfigMaps, Deployments, Events, Nodes, Pods } from '../../../../src/runtime/index.ts';
 import type { KubeClient, KubeObject } from '../../../../src/runtime/index.ts';
 import type { KVMConfig } from '../../../../src/kvm/api/index.ts';
 import type { KvmDeps } from '../../../../src/kvm/deps.ts';
@@ -227,6 +227,20 @@ describe('deployment handler', () => {
       { verb: 'delete', type: 'Deployment', name: 'master-m1', propagationPolicy: 'Foreground' },
       { verb: 'delete', type: 'Deployment', name: 'worker-w1', propagationPolicy: 'Foreground' },
     ]);
+    // Foreground: the Deployments wait for their node pods, whose preStop hook holds them for the
+    // 300 s grace period until the drainer (not running here) finishes them with grace 0. Do its part.
+    await eventually(
+      async () => {
+        const pods = (await env.client.list(Pods, { namespace: 'ddelete' })).items;
+        const terminating = pods.filter((p) => p.metadata.deletionTimestamp);
+        for (const p of terminating)
+          await env.client
+            .delete(Pods, p.metadata.name as string, 'ddelete', { gracePeriodSeconds: 0 })
+            .catch(() => undefined);
+        return pods.length === 0;
+      },
+      { what: 'the node pods terminating, then finished' },
+    );
     await eventually(
       async () => (await deploymentsIn(env.client, 'ddelete')).map((d) => d.metadata.name).join() === 'foreign',
       { what: 'only the foreign deployment left' },

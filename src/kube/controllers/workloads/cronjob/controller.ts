@@ -25,7 +25,20 @@ import type { ObjectStore } from '../../../registry/store/index.ts';
 import type { Change, Storage } from '../../../storage/storage.ts';
 import { ChangeDrivenController } from '../../change-driven.ts';
 import { EventRecorder } from '../../events.ts';
-import { controllerRef, errorCode, int, nsAndName, parseObject, syncBackoff, type WorkloadObject } from '../common.ts';
+import {
+  controllerRef,
+  deleteExactly,
+  errorCode,
+  int,
+  listObjects,
+  ownerRefTo,
+  parseObject,
+  retryAfterBackoff,
+  syncBackoff,
+  writeStatusUnlessWritten,
+  type WorkloadObject,
+} from '../common.ts';
+import { OwnerRouting } from '../routing.ts';
 
 const COMPONENT = 'cronjob-controller';
 const ctx = internalContext(COMPONENT);
@@ -61,6 +74,7 @@ export class CronJobController extends ChangeDrivenController {
   private readonly clock: PassiveClock;
   private readonly resyncMs: number;
   private resync?: NodeJS.Timeout;
+  private readonly routing: OwnerRouting;
 
   constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog, options: CronJobControllerOptions = {}) {
     super(COMPONENT, storage, store, catalog);
@@ -69,15 +83,21 @@ export class CronJobController extends ChangeDrivenController {
     this.events = new EventRecorder(store, catalog, COMPONENT);
     this.clock = options.clock ?? { now: () => Date.now() };
     this.resyncMs = options.resyncMs ?? 10_000;
+    this.routing = new OwnerRouting(storage, this.loop, {
+      group: 'batch',
+      kind: 'CronJob',
+      prefix: CRONJOB_PREFIX,
+      // CronJobs adopt nothing: only the Jobs they control wake them.
+      owned: [{ prefix: JOB_PREFIX }],
+      backoff: this.backoff,
+      events: this.events,
+    });
   }
 
   override start(): void {
     super.start();
-    const all = (): void => {
-      for (const s of this.storage.list(CRONJOB_PREFIX)) this.loop.add(s.key.slice(CRONJOB_PREFIX.length));
-    };
-    all();
-    this.resync = setInterval(all, this.resyncMs);
+    this.routing.enqueueAll();
+    this.resync = setInterval(() => this.routing.enqueueAll(), this.resyncMs);
     this.resync.unref();
   }
 
@@ -87,21 +107,7 @@ export class CronJobController extends ChangeDrivenController {
   }
 
   protected observe(c: Change): void {
-    if (c.key.startsWith(CRONJOB_PREFIX)) {
-      const key = c.key.slice(CRONJOB_PREFIX.length);
-      if (c.type === 'DELETED') {
-        this.backoff.forget(key);
-        const [ns, name] = nsAndName(key);
-        this.events.forget(ns, name);
-      } else this.loop.add(key);
-      return;
-    }
-    if (!c.key.startsWith(JOB_PREFIX)) return;
-    const ns = c.key.slice(JOB_PREFIX.length).split('/')[0];
-    for (const j of [parseObject(c.prevJson), parseObject(c.json)]) {
-      const ref = controllerRef(j?.metadata);
-      if (ref?.kind === 'CronJob' && String(ref.apiVersion).startsWith('batch/')) this.loop.add(`${ns}/${ref.name}`);
-    }
+    this.routing.observe(c);
   }
 
   protected async process(key: string): Promise<void> {
@@ -111,18 +117,14 @@ export class CronJobController extends ChangeDrivenController {
       await this.sync(cj, key);
       this.backoff.forget(key);
     } catch (e) {
-      const delay = this.backoff.next(key);
-      if (errorCode(e) !== 409 && this.backoff.failures(key) === 1)
-        console.error(`peerpods ${COMPONENT}: ${key}: ${(e as Error).message}`);
-      this.loop.addAfter(key, delay);
+      retryAfterBackoff(this.loop, this.backoff, COMPONENT, key, e);
     }
   }
 
   private jobsOf(cj: WorkloadObject): WorkloadObject[] {
-    return this.storage
-      .list(`${JOB_PREFIX}${cj.metadata.namespace}/`)
-      .map((s) => parseObject(s.json))
-      .filter((j): j is WorkloadObject => j !== undefined && controllerRef(j.metadata)?.uid === cj.metadata.uid);
+    return listObjects(this.storage, JOB_PREFIX, cj.metadata.namespace ?? '').filter(
+      (j) => controllerRef(j.metadata)?.uid === cj.metadata.uid,
+    );
   }
 
   private async sync(cj: WorkloadObject, key: string): Promise<void> {
@@ -252,28 +254,20 @@ export class CronJobController extends ChangeDrivenController {
     const template = isObject(cj.spec.jobTemplate) ? cj.spec.jobTemplate : {};
     const tm = (isObject(template.metadata) ? template.metadata : {}) as ObjectMeta;
     const name = `${cj.metadata.name}-${Math.floor(scheduled / 60_000)}`;
+    const metadata: ObjectMeta = {
+      name,
+      namespace: cj.metadata.namespace,
+      ...(isObject(tm.labels) ? { labels: { ...tm.labels } } : {}),
+      annotations: {
+        ...(isObject(tm.annotations) ? tm.annotations : {}),
+        [SCHEDULED_TIMESTAMP_ANNOTATION]: formatInZone(scheduled, tz),
+      },
+      ownerReferences: [ownerRefTo('CronJob', cj, 'batch/v1')],
+    };
     const job: JsonObject = {
       apiVersion: 'batch/v1',
       kind: 'Job',
-      metadata: {
-        name,
-        namespace: cj.metadata.namespace,
-        ...(isObject(tm.labels) ? { labels: { ...tm.labels } } : {}),
-        annotations: {
-          ...(isObject(tm.annotations) ? tm.annotations : {}),
-          [SCHEDULED_TIMESTAMP_ANNOTATION]: formatInZone(scheduled, tz),
-        },
-        ownerReferences: [
-          {
-            apiVersion: 'batch/v1',
-            kind: 'CronJob',
-            name: cj.metadata.name!,
-            uid: cj.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
+      metadata: metadata as JsonObject,
       spec: structuredClone(isObject(template.spec) ? template.spec : {}),
     };
     try {
@@ -290,18 +284,8 @@ export class CronJobController extends ChangeDrivenController {
   }
 
   private async deleteJob(cj: WorkloadObject, j: WorkloadObject): Promise<void> {
-    try {
-      await this.store.delete(
-        this.jobsDef,
-        j.metadata.namespace,
-        j.metadata.name!,
-        { propagationPolicy: 'Background', preconditions: { uid: j.metadata.uid } },
-        ctx,
-      );
+    if (await deleteExactly(this.store, this.jobsDef, j.metadata, ctx, 'Background'))
       await this.event(cj, 'Normal', 'SuccessfulDelete', `Deleted job ${j.metadata.name}`);
-    } catch (e) {
-      if (errorCode(e) !== 404 && errorCode(e) !== 409) throw e;
-    }
   }
 
   /** cleanupFinishedJobs: the oldest (by start time) beyond each history limit are deleted. */
@@ -320,19 +304,7 @@ export class CronJobController extends ChangeDrivenController {
 
   private async writeStatus(cj: WorkloadObject, status: JsonObject): Promise<void> {
     if (JSON.stringify(status) === JSON.stringify(cj.status)) return;
-    const rv = cj.metadata.resourceVersion;
-    await this.store.updateWith(
-      this.cronJobsDef,
-      cj.metadata.namespace,
-      cj.metadata.name!,
-      ctx,
-      (fresh) => {
-        if ((fresh.metadata as ObjectMeta).resourceVersion !== rv) return undefined;
-        fresh.status = status;
-        return fresh;
-      },
-      'status',
-    );
+    await writeStatusUnlessWritten(this.store, this.cronJobsDef, cj, ctx, status);
   }
 
   private async event(cj: WorkloadObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {

@@ -21,14 +21,13 @@ import { DeploymentReplicaSets } from './replicasets.ts';
 import {
   claim,
   controllerRef,
-  errorCode,
   int,
   isAppsV1,
   isNamespaceTerminating,
-  labelsOf,
-  nsAndName,
+  listObjects,
   parseObject,
   phaseOf,
+  retryAfterBackoff,
   selectorMatcher,
   StaleRead,
   syncBackoff,
@@ -36,6 +35,7 @@ import {
 } from '../common.ts';
 import { active, progressDeadline, replicasOf, statusInt } from './util.ts';
 import { getCondition, newCondition, setCondition } from './status.ts';
+import { OwnerRouting } from '../routing.ts';
 
 const COMPONENT = 'deployment-controller';
 const ctx = internalContext(COMPONENT);
@@ -47,50 +47,31 @@ export class DeploymentController extends DeploymentRollout {
   private readonly rsDef: ResourceDef;
   private readonly sets: DeploymentReplicaSets;
   private readonly backoff = syncBackoff();
+  private readonly routing: OwnerRouting;
 
   constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
     super(COMPONENT, storage, store, catalog);
     this.rsDef = catalog.lookup('apps', 'v1', 'replicasets')!;
     this.sets = new DeploymentReplicaSets(storage, store, catalog);
+    this.routing = new OwnerRouting(storage, this.loop, {
+      group: 'apps',
+      kind: 'Deployment',
+      prefix: DEPLOY_PREFIX,
+      owned: [{ prefix: RS_PREFIX, adoption: 'new-relabelled-or-released' }],
+      backoff: this.backoff,
+      events: this.sets,
+    });
   }
 
   override start(): void {
     super.start();
-    // Kept storage: Deployments written before this controller ran are synced once.
-    for (const s of this.storage.list(DEPLOY_PREFIX)) this.loop.add(s.key.slice(DEPLOY_PREFIX.length));
+    this.routing.enqueueAll();
   }
 
   // ---------------------------------------------------------------- events in
 
   protected observe(c: Change): void {
-    if (c.key.startsWith(DEPLOY_PREFIX)) {
-      const key = c.key.slice(DEPLOY_PREFIX.length);
-      if (c.type !== 'DELETED') this.loop.add(key);
-      else {
-        this.backoff.forget(key);
-        this.sets.forget(...nsAndName(key));
-      }
-    } else if (c.key.startsWith(RS_PREFIX)) this.observeReplicaSet(c);
-    else if (c.key.startsWith(POD_PREFIX) && c.json.includes('"ReplicaSet"')) this.observePod(c);
-  }
-
-  private observeReplicaSet(c: Change): void {
-    const ns = c.key.slice(RS_PREFIX.length).split('/')[0];
-    const deleted = c.type === 'DELETED';
-    const next = deleted ? undefined : parseObject(c.json);
-    const prev = parseObject(deleted ? c.json : c.prevJson);
-    for (const rs of [prev, next]) {
-      const ref = controllerRef(rs?.metadata);
-      if (ref && isAppsV1(ref, 'Deployment')) this.loop.add(`${ns}/${ref.name}`);
-    }
-    // An orphan (new, relabelled or just released) may be adopted by a Deployment selecting it.
-    if (!next || controllerRef(next.metadata) || next.metadata.deletionTimestamp) return;
-    if (c.type !== 'ADDED' && !controllerRef(prev?.metadata) && labelsEqual(prev, next)) return;
-    const labels = labelsOf(next);
-    for (const s of this.storage.list(`${DEPLOY_PREFIX}${ns}/`)) {
-      const d = parseObject(s.json);
-      if (d && selectorMatcher(d.spec.selector)?.matches(labels)) this.loop.add(`${ns}/${d.metadata.name}`);
-    }
+    if (!this.routing.observe(c) && c.key.startsWith(POD_PREFIX) && c.json.includes('"ReplicaSet"')) this.observePod(c);
   }
 
   /** Recreate waits for old pods to stop: a pod that stops or goes wakes its Deployment. */
@@ -126,10 +107,7 @@ export class DeploymentController extends DeploymentRollout {
       }
       // The namespace controller is deleting everything here; nothing to do.
       if (isNamespaceTerminating(e)) return;
-      const delay = this.backoff.next(key);
-      if (errorCode(e) !== 409 && this.backoff.failures(key) === 1)
-        console.error(`peerpods ${COMPONENT}: ${key}: ${(e as Error).message}`);
-      this.loop.addAfter(key, delay);
+      retryAfterBackoff(this.loop, this.backoff, COMPONENT, key, e);
     }
   }
 
@@ -161,10 +139,7 @@ export class DeploymentController extends DeploymentRollout {
     matches: (l: Record<string, string>) => boolean,
   ): Promise<WorkloadObject[]> {
     const ns = d.metadata.namespace ?? '';
-    const candidates = this.storage
-      .list(`${RS_PREFIX}${ns}/`)
-      .map((s) => parseObject(s.json))
-      .filter((rs): rs is WorkloadObject => rs !== undefined && isObject(rs.spec.template));
+    const candidates = listObjects(this.storage, RS_PREFIX, ns).filter((rs) => isObject(rs.spec.template));
     return claim({
       owner: d,
       ownerKind: 'Deployment',
@@ -233,11 +208,4 @@ export class DeploymentController extends DeploymentRollout {
   protected recordScaling(d: WorkloadObject, message: string): Promise<void> {
     return this.sets.recordScaling(d, message);
   }
-}
-
-function labelsEqual(a: WorkloadObject | undefined, b: WorkloadObject | undefined): boolean {
-  const la = labelsOf(a);
-  const lb = labelsOf(b);
-  const ka = Object.keys(la);
-  return ka.length === Object.keys(lb).length && ka.every((k) => la[k] === lb[k]);
 }

@@ -15,6 +15,7 @@ import { withNew, type ReplicaSets } from './rollout.ts';
 import {
   byCreation,
   controllerRef,
+  deleteExactly,
   errorCode,
   int,
   isNamespaceTerminating,
@@ -197,17 +198,7 @@ export class DeploymentReplicaSets {
   }
 
   async deleteReplicaSet(rs: WorkloadObject): Promise<void> {
-    try {
-      await this.store.delete(
-        this.rsDef,
-        rs.metadata.namespace,
-        rs.metadata.name!,
-        { preconditions: { uid: rs.metadata.uid } },
-        ctx,
-      );
-    } catch (e) {
-      if (errorCode(e) !== 404 && errorCode(e) !== 409) throw e;
-    }
+    await deleteExactly(this.store, this.rsDef, rs.metadata, ctx);
   }
 
   /** Writes the Deployment `d` was read as; if it changed since, the sync starts over (StaleRead). */

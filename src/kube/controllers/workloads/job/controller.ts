@@ -35,18 +35,23 @@ import { EventRecorder } from '../../events.ts';
 import {
   byCreation,
   controllerRef,
-  errorCode,
+  deleteExactly,
   int,
   isNamespaceTerminating,
   labelsOf,
+  listObjects,
   nsAndName,
+  ownerRefTo,
   parseObject,
   phaseOf,
+  retryAfterBackoff,
   slowStartBatch,
   syncBackoff,
+  writeStatusUnlessWritten,
   type WorkloadObject,
 } from '../common.ts';
 import { findCondition, isTrue, jobCondition, MESSAGE, REASON, setCondition } from './conditions.ts';
+import { OwnerRouting } from '../routing.ts';
 
 const COMPONENT = 'job-controller';
 const ctx = internalContext(COMPONENT);
@@ -91,6 +96,7 @@ export class JobController extends ChangeDrivenController {
   private readonly podFailureBackoffMs: number;
   /** When each Job's last counted pod failure happened (ms), for the replacement backoff. */
   private readonly lastFailure = new Map<string, number>();
+  private readonly routing: OwnerRouting;
 
   constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog, options: JobControllerOptions = {}) {
     super(COMPONENT, storage, store, catalog);
@@ -98,32 +104,27 @@ export class JobController extends ChangeDrivenController {
     this.podsDef = catalog.lookup('', 'v1', 'pods')!;
     this.events = new EventRecorder(store, catalog, COMPONENT);
     this.podFailureBackoffMs = options.podFailureBackoffMs ?? DEFAULT_POD_FAILURE_BACKOFF_MS;
+    this.routing = new OwnerRouting(storage, this.loop, {
+      group: 'batch',
+      kind: 'Job',
+      prefix: JOB_PREFIX,
+      // Jobs adopt nothing: only the pods they control wake them.
+      owned: [{ prefix: POD_PREFIX }],
+      backoff: this.backoff,
+      events: this.events,
+      onDeleted: (key) => this.lastFailure.delete(key),
+      // A deleted Job is synced once more: its pods' tracking finalizers must go.
+      syncDeleted: true,
+    });
   }
 
   override start(): void {
     super.start();
-    for (const s of this.storage.list(JOB_PREFIX)) this.loop.add(s.key.slice(JOB_PREFIX.length));
+    this.routing.enqueueAll();
   }
 
   protected observe(c: Change): void {
-    if (c.key.startsWith(JOB_PREFIX)) {
-      const key = c.key.slice(JOB_PREFIX.length);
-      if (c.type === 'DELETED') {
-        this.backoff.forget(key);
-        this.lastFailure.delete(key);
-        const [ns, name] = nsAndName(key);
-        this.events.forget(ns, name);
-      }
-      // A deleted Job is synced once more: its pods' tracking finalizers must go.
-      this.loop.add(key);
-      return;
-    }
-    if (!c.key.startsWith(POD_PREFIX)) return;
-    const ns = c.key.slice(POD_PREFIX.length).split('/')[0];
-    for (const p of [parseObject(c.prevJson), parseObject(c.json)]) {
-      const ref = controllerRef(p?.metadata);
-      if (ref && isJobPodRef(ref)) this.loop.add(`${ns}/${ref.name}`);
-    }
+    this.routing.observe(c);
   }
 
   protected async process(key: string): Promise<void> {
@@ -133,18 +134,12 @@ export class JobController extends ChangeDrivenController {
       else await this.releaseOrphans(key);
       this.backoff.forget(key);
     } catch (e) {
-      const delay = this.backoff.next(key);
-      if (errorCode(e) !== 409 && this.backoff.failures(key) === 1)
-        console.error(`peerpods ${COMPONENT}: ${key}: ${(e as Error).message}`);
-      this.loop.addAfter(key, delay);
+      retryAfterBackoff(this.loop, this.backoff, COMPONENT, key, e);
     }
   }
 
   private podsOf(ns: string, matches: (p: WorkloadObject) => boolean): WorkloadObject[] {
-    return this.storage
-      .list(`${POD_PREFIX}${ns}/`)
-      .map((s) => parseObject(s.json))
-      .filter((p): p is WorkloadObject => p !== undefined && matches(p));
+    return listObjects(this.storage, POD_PREFIX, ns).filter(matches);
   }
 
   /** Pods of a Job that is gone keep no tracking finalizer (the garbage collector deletes them). */
@@ -174,23 +169,8 @@ export class JobController extends ChangeDrivenController {
 
   private async writeStatus(job: WorkloadObject, status: JsonObject): Promise<WorkloadObject | undefined> {
     if (isDeepStrictEqual(status, job.status)) return job;
-    const rv = job.metadata.resourceVersion;
-    let applied = false;
-    const written = await this.store.updateWith(
-      this.jobsDef,
-      job.metadata.namespace,
-      job.metadata.name!,
-      ctx,
-      (fresh) => {
-        // Written since we read it: that write queued another sync.
-        if ((fresh.metadata as ObjectMeta).resourceVersion !== rv) return undefined;
-        applied = true;
-        fresh.status = status;
-        return fresh;
-      },
-      'status',
-    );
-    return applied ? parseObject(JSON.stringify(written)) : undefined;
+    const written = await writeStatusUnlessWritten(this.store, this.jobsDef, job, ctx, status);
+    return written && parseObject(JSON.stringify(written));
   }
 
   private async sync(initial: WorkloadObject): Promise<void> {
@@ -399,16 +379,7 @@ export class JobController extends ChangeDrivenController {
       namespace: job.metadata.namespace,
       labels: { ...labelsOf(template) },
       finalizers: [...finalizers, JOB_TRACKING_FINALIZER],
-      ownerReferences: [
-        {
-          apiVersion: 'batch/v1',
-          kind: 'Job',
-          name: job.metadata.name!,
-          uid: job.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [ownerRefTo('Job', job, 'batch/v1')],
     };
     if (isObject(tm.annotations)) metadata.annotations = { ...tm.annotations };
     const pod: JsonObject = {
@@ -431,18 +402,8 @@ export class JobController extends ChangeDrivenController {
     const done = new Set<string>();
     for (const p of pods) {
       await this.removeFinalizer(p);
-      try {
-        await this.store.delete(
-          this.podsDef,
-          p.metadata.namespace,
-          p.metadata.name!,
-          { preconditions: { uid: p.metadata.uid } },
-          ctx,
-        );
+      if (await deleteExactly(this.store, this.podsDef, p.metadata, ctx))
         await this.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
-      } catch (e) {
-        if (errorCode(e) !== 404 && errorCode(e) !== 409) throw e;
-      }
       done.add(p.metadata.uid!);
     }
     return done;
@@ -471,15 +432,9 @@ export class JobController extends ChangeDrivenController {
   /** The TTL-after-finished controller deletes with foreground propagation. */
   private async deleteFinished(job: WorkloadObject): Promise<void> {
     try {
-      await this.store.delete(
-        this.jobsDef,
-        job.metadata.namespace,
-        job.metadata.name!,
-        { propagationPolicy: 'Foreground', preconditions: { uid: job.metadata.uid } },
-        ctx,
-      );
+      await deleteExactly(this.store, this.jobsDef, job.metadata, ctx, 'Foreground');
     } catch (e) {
-      if (errorCode(e) !== 404 && errorCode(e) !== 409) console.error(`peerpods ${COMPONENT}: ${(e as Error).message}`);
+      console.error(`peerpods ${COMPONENT}: ${(e as Error).message}`);
     }
   }
 

@@ -33,23 +33,25 @@ import { ChangeDrivenController } from '../../change-driven.ts';
 import { EventRecorder } from '../../events.ts';
 import {
   availability,
+  AvailabilityCount,
   claim,
-  controllerRef,
-  errorCode,
+  deleteExactly,
   int,
   isActive,
   isNamespaceTerminating,
   labelsOf,
-  nsAndName,
-  ownerRefTo,
+  listObjects,
   parseObject,
-  refersTo,
+  podFromTemplate,
+  retryAfterBackoff,
   selectorMatcher,
   slowStartBatch,
   syncBackoff,
+  writeStatusUnlessWritten,
   type WorkloadObject,
 } from '../common.ts';
 import { podsToDelete } from './ranking.ts';
+import { OwnerRouting } from '../routing.ts';
 
 const POD_PREFIX = '/core/pods/';
 /** kube's burstReplicas: the most pods created or deleted in one sync. */
@@ -85,6 +87,7 @@ export class ReplicaSetController extends ChangeDrivenController {
   /** Storage prefix of the owning kind's objects. */
   private readonly prefix: string;
   private readonly apiVersion: string;
+  private readonly routing: OwnerRouting;
 
   constructor(
     storage: Storage,
@@ -99,12 +102,22 @@ export class ReplicaSetController extends ChangeDrivenController {
     this.ctx = internalContext(owner.component);
     this.prefix = `/${owner.group || 'core'}/${owner.resource}/`;
     this.apiVersion = owner.group ? `${owner.group}/${owner.version}` : owner.version;
+    this.routing = new OwnerRouting(storage, this.loop, {
+      group: owner.group,
+      kind: owner.kind,
+      prefix: this.prefix,
+      labelSelector: (spec) => owner.labelSelector(spec),
+      // Unlike the other workload controllers, a pod released with its labels unchanged does not
+      // wake the owners that may adopt it (kube's updatePod does); kept as it was.
+      owned: [{ prefix: POD_PREFIX, adoption: 'new-or-relabelled' }],
+      backoff: this.backoff,
+      events: this.events,
+    });
   }
 
   override start(): void {
     super.start();
-    // Kept storage: objects written before this controller ran are synced once.
-    for (const s of this.storage.list(this.prefix)) this.loop.add(s.key.slice(this.prefix.length));
+    this.routing.enqueueAll();
   }
 
   private selector(rs: WorkloadObject): ReturnType<typeof selectorMatcher> {
@@ -112,35 +125,7 @@ export class ReplicaSetController extends ChangeDrivenController {
   }
 
   protected observe(c: Change): void {
-    if (c.key.startsWith(this.prefix)) {
-      const key = c.key.slice(this.prefix.length);
-      if (c.type === 'DELETED') {
-        this.backoff.forget(key);
-        const [ns, name] = nsAndName(key);
-        this.events.forget(ns, name);
-      } else this.loop.add(key);
-      return;
-    }
-    if (c.key.startsWith(POD_PREFIX)) this.observePod(c);
-  }
-
-  private observePod(c: Change): void {
-    const ns = c.key.slice(POD_PREFIX.length).split('/')[0];
-    const deleted = c.type === 'DELETED';
-    const next = parseObject(c.json);
-    const prev = deleted ? undefined : parseObject(c.prevJson);
-    for (const p of [prev, next]) {
-      const ref = controllerRef(p?.metadata);
-      if (ref && refersTo(ref, this.owner.group, this.owner.kind)) this.loop.add(`${ns}/${ref.name}`);
-    }
-    // An orphan that appeared or changed labels may be adopted by an owner that selects it.
-    if (!next || deleted || controllerRef(next.metadata) || next.metadata.deletionTimestamp) return;
-    if (c.type !== 'ADDED' && isDeepStrictEqual(labelsOf(prev), labelsOf(next))) return;
-    const labels = labelsOf(next);
-    for (const s of this.storage.list(`${this.prefix}${ns}/`)) {
-      const rs = parseObject(s.json);
-      if (rs && this.selector(rs)?.matches(labels)) this.loop.add(`${ns}/${rs.metadata.name}`);
-    }
+    this.routing.observe(c);
   }
 
   protected async process(key: string): Promise<void> {
@@ -151,11 +136,7 @@ export class ReplicaSetController extends ChangeDrivenController {
       await this.sync(rs);
       this.backoff.forget(key);
     } catch (e) {
-      const delay = this.backoff.next(key);
-      // A conflict is expected now and then; anything else is worth a line, once per streak.
-      if (errorCode(e) !== 409 && this.backoff.failures(key) === 1)
-        console.error(`peerpods ${this.owner.component}: ${key}: ${(e as Error).message}`);
-      this.loop.addAfter(key, delay);
+      retryAfterBackoff(this.loop, this.backoff, this.owner.component, key, e);
     }
   }
 
@@ -165,10 +146,7 @@ export class ReplicaSetController extends ChangeDrivenController {
     const template = isObject(rs.spec.template) ? rs.spec.template : undefined;
     // Malformed (validation keeps these out; kept or foreign storage might not): skip.
     if (!selector || selector.all || !template || !isObject(template.spec)) return;
-    const pods = this.storage
-      .list(`${POD_PREFIX}${ns}/`)
-      .map((s) => parseObject(s.json))
-      .filter((p): p is WorkloadObject => p !== undefined);
+    const pods = listObjects(this.storage, POD_PREFIX, ns);
     const owned = await claim({
       owner: rs,
       ownerKind: this.owner.kind,
@@ -193,18 +171,7 @@ export class ReplicaSetController extends ChangeDrivenController {
   }
 
   private async deletePod(p: WorkloadObject): Promise<void> {
-    try {
-      await this.store.delete(
-        this.podsDef,
-        p.metadata.namespace,
-        p.metadata.name!,
-        { preconditions: { uid: p.metadata.uid } },
-        this.ctx,
-      );
-    } catch (e) {
-      // Gone already, or a new pod of that name (precondition): either way not ours to delete.
-      if (errorCode(e) !== 404 && errorCode(e) !== 409) throw e;
-    }
+    await deleteExactly(this.store, this.podsDef, p.metadata, this.ctx);
   }
 
   /** The ReplicaFailure reason and message when creating or deleting failed. */
@@ -245,21 +212,7 @@ export class ReplicaSetController extends ChangeDrivenController {
   }
 
   private async createPod(rs: WorkloadObject, template: JsonObject): Promise<void> {
-    const tm = (isObject(template.metadata) ? template.metadata : {}) as ObjectMeta;
-    const metadata: ObjectMeta = {
-      generateName: `${rs.metadata.name}-`,
-      namespace: rs.metadata.namespace,
-      labels: { ...labelsOf(template) },
-      ownerReferences: [ownerRefTo(this.owner.kind, rs, this.apiVersion)],
-    };
-    if (isObject(tm.annotations)) metadata.annotations = { ...tm.annotations };
-    if (Array.isArray(tm.finalizers) && tm.finalizers.length > 0) metadata.finalizers = [...tm.finalizers];
-    const pod: JsonObject = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: metadata as JsonObject,
-      spec: structuredClone(template.spec as JsonObject),
-    };
+    const pod = podFromTemplate(rs, this.owner.kind, template, this.apiVersion);
     const created = await this.store.create(this.podsDef, rs.metadata.namespace, pod, this.ctx);
     const podName = String((created.metadata as ObjectMeta).name);
     await this.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${podName}`);
@@ -275,18 +228,13 @@ export class ReplicaSetController extends ChangeDrivenController {
     const templateLabels = Object.entries(labelsOf(template));
     const now = Date.now();
     let fullyLabeled = 0;
-    let ready = 0;
-    let available = 0;
-    let recheckIn: number | undefined;
+    const count = new AvailabilityCount();
     for (const p of active) {
       const labels = labelsOf(p);
       if (templateLabels.every(([k, v]) => labels[k] === v)) fullyLabeled++;
-      const a = availability(p, minReady, now);
-      if (a === false) continue;
-      ready++;
-      if (a === true) available++;
-      else recheckIn = Math.min(recheckIn ?? a, a);
+      count.add(availability(p, minReady, now));
     }
+    const { ready, available, recheckIn } = count;
     const old = rs.status;
     const conditions = (Array.isArray(old.conditions) ? old.conditions : []).filter(isObject);
     const failure = conditions.find((c) => c.type === 'ReplicaFailure');
@@ -313,22 +261,7 @@ export class ReplicaSetController extends ChangeDrivenController {
     if (nextConditions.length > 0) status.conditions = nextConditions;
     for (const [k, v] of Object.entries(old)) if (!(k in status) && !KNOWN_STATUS.has(k)) status[k] = v;
 
-    if (!isDeepStrictEqual(status, old)) {
-      const rv = rs.metadata.resourceVersion;
-      await this.store.updateWith(
-        this.rsDef,
-        rs.metadata.namespace,
-        rs.metadata.name!,
-        this.ctx,
-        (fresh) => {
-          // Written since we read it: that write queued another sync, which will write the status.
-          if ((fresh.metadata as ObjectMeta).resourceVersion !== rv) return undefined;
-          fresh.status = status;
-          return fresh;
-        },
-        'status',
-      );
-    }
+    if (!isDeepStrictEqual(status, old)) await writeStatusUnlessWritten(this.store, this.rsDef, rs, this.ctx, status);
     // Pods Ready but not yet for minReadySeconds become available later: look again then.
     if (recheckIn !== undefined) this.loop.addAfter(`${rs.metadata.namespace}/${rs.metadata.name}`, recheckIn);
   }

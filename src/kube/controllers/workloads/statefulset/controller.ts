@@ -28,17 +28,19 @@ import type { ObjectStore } from '../../../registry/store/index.ts';
 import { ChangeDrivenController } from '../../change-driven.ts';
 import { EventRecorder } from '../../events.ts';
 import {
+  AvailabilityCount,
   claim,
   controllerRef,
+  deleteExactly,
   errorCode,
   int,
-  isAppsV1,
   isNamespaceTerminating,
-  labelsOf,
-  nsAndName,
+  listObjects,
   parseObject,
+  retryAfterBackoff,
   selectorMatcher,
   syncBackoff,
+  writeStatusUnlessWritten,
   type WorkloadObject,
 } from '../common.ts';
 import {
@@ -63,15 +65,9 @@ import {
   startOrdinal,
   withClaimOwners,
 } from './identity.ts';
-import {
-  applyRevision,
-  dataKey,
-  newRevision,
-  nextRevision,
-  revisionData,
-  revisionsToDelete,
-  sortRevisions,
-} from './revisions.ts';
+import { applyRevision, dataKey, nextRevision, revisionData, sortRevisions } from '../history.ts';
+import { newRevision, revisionsToDelete } from './revisions.ts';
+import { OwnerRouting } from '../routing.ts';
 
 const COMPONENT = 'statefulset-controller';
 const ctx = internalContext(COMPONENT);
@@ -93,6 +89,7 @@ export class StatefulSetController extends ChangeDrivenController {
   private readonly revisionDef: ResourceDef;
   private readonly events: EventRecorder;
   private readonly backoff = syncBackoff();
+  private readonly routing: OwnerRouting;
 
   constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
     super(COMPONENT, storage, store, catalog);
@@ -101,50 +98,26 @@ export class StatefulSetController extends ChangeDrivenController {
     this.pvcDef = catalog.lookup('', 'v1', 'persistentvolumeclaims')!;
     this.revisionDef = catalog.lookup('apps', 'v1', 'controllerrevisions')!;
     this.events = new EventRecorder(store, catalog, COMPONENT);
+    this.routing = new OwnerRouting(storage, this.loop, {
+      group: 'apps',
+      kind: 'StatefulSet',
+      prefix: STS_PREFIX,
+      owned: [
+        { prefix: POD_PREFIX, adoption: 'new-relabelled-or-released' },
+        { prefix: REVISION_PREFIX, adoption: 'new-relabelled-or-released' },
+      ],
+      backoff: this.backoff,
+      events: this.events,
+    });
   }
 
   override start(): void {
     super.start();
-    // Kept storage: StatefulSets written before this controller ran are synced once.
-    for (const s of this.storage.list(STS_PREFIX)) this.loop.add(s.key.slice(STS_PREFIX.length));
+    this.routing.enqueueAll();
   }
-
-  // ---------------------------------------------------------------- events in
 
   protected observe(c: Change): void {
-    if (c.key.startsWith(STS_PREFIX)) {
-      const key = c.key.slice(STS_PREFIX.length);
-      if (c.type !== 'DELETED') this.loop.add(key);
-      else {
-        this.backoff.forget(key);
-        this.events.forget(...nsAndName(key));
-      }
-    } else if (c.key.startsWith(POD_PREFIX)) this.observeOwned(c, POD_PREFIX);
-    else if (c.key.startsWith(REVISION_PREFIX)) this.observeOwned(c, REVISION_PREFIX);
-  }
-
-  /** A pod or revision wakes the set controlling it; an orphan wakes the sets that may adopt it. */
-  private observeOwned(c: Change, prefix: string): void {
-    const ns = c.key.slice(prefix.length).split('/')[0];
-    const deleted = c.type === 'DELETED';
-    const next = deleted ? undefined : parseObject(c.json);
-    const prev = parseObject(deleted ? c.json : c.prevJson);
-    for (const o of [prev, next]) {
-      const ref = controllerRef(o?.metadata);
-      if (ref && isAppsV1(ref, 'StatefulSet')) this.loop.add(`${ns}/${ref.name}`);
-    }
-    if (!next || controllerRef(next.metadata) || next.metadata.deletionTimestamp) return;
-    if (
-      c.type !== 'ADDED' &&
-      isDeepStrictEqual(labelsOf(prev), labelsOf(next)) &&
-      controllerRef(prev?.metadata) === undefined
-    )
-      return;
-    const labels = labelsOf(next);
-    for (const s of this.storage.list(`${STS_PREFIX}${ns}/`)) {
-      const set = parseObject(s.json);
-      if (set && selectorMatcher(set.spec.selector)?.matches(labels)) this.loop.add(`${ns}/${set.metadata.name}`);
-    }
+    this.routing.observe(c);
   }
 
   // ---------------------------------------------------------------- sync
@@ -157,18 +130,8 @@ export class StatefulSetController extends ChangeDrivenController {
       this.backoff.forget(key);
     } catch (e) {
       if (isNamespaceTerminating(e)) return;
-      const delay = this.backoff.next(key);
-      if (errorCode(e) !== 409 && this.backoff.failures(key) === 1)
-        console.error(`peerpods ${COMPONENT}: ${key}: ${(e as Error).message}`);
-      this.loop.addAfter(key, delay);
+      retryAfterBackoff(this.loop, this.backoff, COMPONENT, key, e);
     }
-  }
-
-  private list(prefix: string, ns: string): WorkloadObject[] {
-    return this.storage
-      .list(`${prefix}${ns}/`)
-      .map((s) => parseObject(s.json))
-      .filter((o): o is WorkloadObject => o !== undefined);
   }
 
   /** syncStatefulSet: claim pods and revisions, roll, write status, trim history. */
@@ -180,7 +143,7 @@ export class StatefulSetController extends ChangeDrivenController {
     const revisions = await claim({
       owner: set,
       ownerKind: 'StatefulSet',
-      candidates: this.list(REVISION_PREFIX, ns),
+      candidates: listObjects(this.storage, REVISION_PREFIX, ns),
       matches: selector.matches,
       update: (r, mutate) => this.store.updateWith(this.revisionDef, ns, r.metadata.name!, ctx, mutate),
     });
@@ -205,7 +168,7 @@ export class StatefulSetController extends ChangeDrivenController {
     return claim({
       owner: set,
       ownerKind: 'StatefulSet',
-      candidates: this.list(POD_PREFIX, ns).filter((p) => isMemberOf(set, p)),
+      candidates: listObjects(this.storage, POD_PREFIX, ns).filter((p) => isMemberOf(set, p)),
       matches,
       update: (p, mutate) => this.store.updateWith(this.podsDef, ns, p.metadata.name!, ctx, mutate),
     });
@@ -279,7 +242,7 @@ export class StatefulSetController extends ChangeDrivenController {
     const updateSet = applyRevision(set, history.update);
     const start = startOrdinal(set);
     const count = replicaCount(set);
-    const pods = this.list(POD_PREFIX, set.metadata.namespace ?? '').filter(
+    const pods = listObjects(this.storage, POD_PREFIX, set.metadata.namespace ?? '').filter(
       (p) => isMemberOf(set, p) && controllerRef(p.metadata)?.uid === set.metadata.uid,
     );
     const replicas: (WorkloadObject | undefined)[] = new Array<WorkloadObject | undefined>(count).fill(undefined);
@@ -458,17 +421,10 @@ export class StatefulSetController extends ChangeDrivenController {
   }
 
   private async deletePod(set: WorkloadObject, pod: WorkloadObject): Promise<void> {
+    let deleted: boolean;
     try {
-      await this.store.delete(
-        this.podsDef,
-        pod.metadata.namespace,
-        pod.metadata.name!,
-        { preconditions: { uid: pod.metadata.uid } },
-        ctx,
-      );
+      deleted = await deleteExactly(this.store, this.podsDef, pod.metadata, ctx);
     } catch (e) {
-      // Gone already, or a new pod of that name: not ours to delete.
-      if (errorCode(e) === 404 || errorCode(e) === 409) return;
       await this.event(
         set,
         'Warning',
@@ -477,6 +433,7 @@ export class StatefulSetController extends ChangeDrivenController {
       );
       throw e;
     }
+    if (!deleted) return;
     await this.event(
       set,
       'Normal',
@@ -492,24 +449,18 @@ export class StatefulSetController extends ChangeDrivenController {
     const minReady = int(set.spec.minReadySeconds);
     const now = Date.now();
     let replicas = 0;
-    let ready = 0;
-    let available = 0;
     let current = 0;
     let updated = 0;
-    let recheckIn: number | undefined;
+    const count = new AvailabilityCount();
     for (const p of pods) {
       replicas++;
-      if (isRunningAndReady(p)) {
-        ready++;
-        const a = runningAndAvailable(p, minReady, now);
-        if (a === true) available++;
-        else if (a !== false) recheckIn = Math.min(recheckIn ?? a, a);
-      }
+      count.add(runningAndAvailable(p, minReady, now));
       if (!isTerminating(p)) {
         if (podRevision(p) === history.current.metadata.name) current++;
         if (podRevision(p) === history.update.metadata.name) updated++;
       }
     }
+    const { ready, available, recheckIn } = count;
     let currentRevision = history.current.metadata.name!;
     const strategy = isObject(set.spec.updateStrategy) ? set.spec.updateStrategy : {};
     if (strategy.type === 'RollingUpdate' && updated === replicas && ready === replicas) {
@@ -531,39 +482,15 @@ export class StatefulSetController extends ChangeDrivenController {
     status.availableReplicas = available;
     for (const [k, v] of Object.entries(set.status)) if (!(k in status) && !KNOWN_STATUS.has(k)) status[k] = v;
 
-    if (!isDeepStrictEqual(status, set.status)) {
-      const rv = set.metadata.resourceVersion;
-      await this.store.updateWith(
-        this.stsDef,
-        set.metadata.namespace,
-        set.metadata.name!,
-        ctx,
-        (fresh) => {
-          // Written since we read it: that write queued another sync, which will write the status.
-          if ((fresh.metadata as ObjectMeta).resourceVersion !== rv) return undefined;
-          fresh.status = status;
-          return fresh;
-        },
-        'status',
-      );
-    }
+    if (!isDeepStrictEqual(status, set.status))
+      await writeStatusUnlessWritten(this.store, this.stsDef, set, ctx, status);
     if (recheckIn !== undefined) this.loop.addAfter(`${set.metadata.namespace}/${set.metadata.name}`, recheckIn);
   }
 
   private async truncateHistory(set: WorkloadObject, history: Revisions, pods: WorkloadObject[]): Promise<void> {
     const live = new Set([history.current.metadata.name!, history.update.metadata.name!, ...pods.map(podRevision)]);
     for (const r of revisionsToDelete(set, sortRevisions(history.all), live)) {
-      try {
-        await this.store.delete(
-          this.revisionDef,
-          r.metadata.namespace,
-          r.metadata.name!,
-          { preconditions: { uid: r.metadata.uid } },
-          ctx,
-        );
-      } catch (e) {
-        if (errorCode(e) !== 404 && errorCode(e) !== 409) throw e;
-      }
+      await deleteExactly(this.store, this.revisionDef, r.metadata, ctx);
     }
   }
 

@@ -17,6 +17,7 @@ import { configMapPrinter, namespacePrinter, secretPrinter, serviceAccountPrinte
 import { customResourcePrinter } from './custom.ts';
 import { cronJobPrinter } from './cronjobs.ts';
 import { defaultPrinter } from './default.ts';
+import { endpointSlicePrinter } from './discovery.ts';
 import { eventPrinter } from './events.ts';
 import { nodePrinter } from './nodes.ts';
 import { podPrinter } from './pods.ts';
@@ -66,6 +67,7 @@ const BUILTIN: Record<string, Printer> = {
   'networking.k8s.io/ingresses': ingressPrinter,
   'networking.k8s.io/networkpolicies': networkPolicyPrinter,
   'node.k8s.io/runtimeclasses': runtimeClassPrinter,
+  'discovery.k8s.io/endpointslices': endpointSlicePrinter,
   'policy/poddisruptionbudgets': podDisruptionBudgetPrinter,
   'scheduling.k8s.io/priorityclasses': priorityClassPrinter,
 };

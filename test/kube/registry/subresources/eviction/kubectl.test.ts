@@ -36,8 +36,8 @@ function podsOn(cp: TestCluster, nodeName: string): string[] {
 
 /**
  * Creates the owner of the pods a drain meets. A StatefulSet runs its own two pods (`<name>-0`,
- * `<name>-1`, created in parallel and kept on `nodeName`), as it does on kube; a DaemonSet's pods
- * are made by hand.
+ * `<name>-1`, created in parallel and kept on `nodeName`), a DaemonSet its pod on `nodeName`, as
+ * they do on kube.
  */
 async function createOwner(cp: TestCluster, ns: string, resource: string, kind: string, name: string, nodeName = '') {
   const labels = { owner: name };
@@ -54,7 +54,7 @@ async function createOwner(cp: TestCluster, ns: string, resource: string, kind: 
           metadata: { labels },
           spec: {
             containers: [{ name: 'c', image: 'nginx' }],
-            ...(sts ? { nodeSelector: { 'kubernetes.io/hostname': nodeName } } : {}),
+            ...(nodeName ? { nodeSelector: { 'kubernetes.io/hostname': nodeName } } : {}),
           },
         },
       },
@@ -124,7 +124,7 @@ for (const version of VERSIONS) {
       const ns = 'drain';
       await createNamespace(cp, ns);
       await createOwner(cp, ns, 'statefulsets', 'StatefulSet', 'web', 'node-1');
-      const ds = await createOwner(cp, ns, 'daemonsets', 'DaemonSet', 'agent');
+      const [ds] = await createOwner(cp, ns, 'daemonsets', 'DaemonSet', 'agent', 'node-1');
       await readyPods(cp, ns, ['web-0', 'web-1'], 'node-1');
       await runningPods(cp, ns, ['bare'], { nodeName: 'node-1' });
       await runningPods(cp, ns, ['scratch'], {
@@ -134,11 +134,22 @@ for (const version of VERSIONS) {
           volumes: [{ name: 'tmp', emptyDir: {} }],
         },
       });
-      await runningPods(cp, ns, ['agent-node-1'], {
-        nodeName: 'node-1',
-        labels: { owner: 'agent' },
-        ownerReferences: ds,
-      });
+      const agent = (await eventually(
+        () =>
+          cp.internals.storage
+            .list(`/core/pods/${ns}/`)
+            .map((s) => JSON.parse(s.json) as JsonObject)
+            .find((p) => {
+              const meta = p.metadata as JsonObject;
+              const owners = (meta.ownerReferences ?? []) as JsonObject[];
+              const ready = (((p.status as JsonObject).conditions ?? []) as JsonObject[]).some(
+                (c) => c.type === 'Ready' && c.status === 'True',
+              );
+              return owners.some((o) => o.uid === ds.uid) && (p.spec as JsonObject).nodeName === 'node-1' && ready;
+            }),
+        { what: 'the DaemonSet pod Ready on node-1' },
+      ))!;
+      const agentName = String((agent.metadata as JsonObject).name);
       await runningPods(cp, ns, ['elsewhere'], { nodeName: 'node-2' });
 
       const r = await k([
@@ -155,13 +166,13 @@ for (const version of VERSIONS) {
         assert.match(r.stdout, new RegExp(`evicting pod ${ns}/${name}\\b`));
         assert.match(r.stdout, new RegExp(`pod/${name} evicted`));
       }
-      assert.doesNotMatch(r.stdout, /agent-node-1/);
+      assert.doesNotMatch(r.stdout, new RegExp(agentName));
       assert.match(r.stdout, /node\/node-1 drained/);
-      assert.match(r.stderr, /ignoring DaemonSet-managed Pods: drain\/agent-node-1/);
+      assert.match(r.stderr, new RegExp(`ignoring DaemonSet-managed Pods: drain/${agentName}`));
       assert.match(r.stderr, /deleting Pods that declare no controller: drain\/bare, drain\/scratch/);
 
       assert.equal(unschedulable(cp, 'node-1'), true);
-      assert.deepEqual(podsOn(cp, 'node-1'), ['drain/agent-node-1']);
+      assert.deepEqual(podsOn(cp, 'node-1'), [`drain/${agentName}`]);
       assert.ok(findPod(cp, ns, 'elsewhere'), 'a pod of another node was evicted');
       // A new pod now lands on the other node.
       const run = await k(['run', 'after-drain', '-n', ns, '--image=nginx', '--restart=Never']);

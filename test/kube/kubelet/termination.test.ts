@@ -5,10 +5,10 @@
 // Also hostNetwork pods, which take the node's IP and no pod-CIDR address.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
-import type { JsonObject, ObjectMeta } from '../../../../src/apimachinery/meta/index.ts';
-import type { DeleteOptions } from '../../../../src/kube/registry/store/index.ts';
-import { ctx, defs } from '../scheduler/helpers.ts';
+import { eventually, startTestCluster, type TestCluster } from '../../helpers/control-plane.ts';
+import type { JsonObject, ObjectMeta } from '../../../src/apimachinery/meta/index.ts';
+import type { DeleteOptions } from '../../../src/kube/registry/store/index.ts';
+import { ctx, defs } from '../controllers/scheduler/helpers.ts';
 
 const HOST = 'kubernetes.io/hostname';
 const PRESTOP = { preStop: { exec: { command: ['sh', '-c', 'sleep 30'] } } };

@@ -21,14 +21,19 @@
 // exit after that time with that code and are restarted per restartPolicy with the kubelet's
 // CrashLoopBackOff (container-exit.ts, container-runs.ts); every other container runs until
 // the pod is deleted.
+//
+// Pods with a container of a process image (process/options.ts) are handed to the process runtime
+// instead: they run as real processes, on a loopback pod IP 127.<244+i>.<j>.<host> that mirrors the
+// node's pod CIDR (10.<244+i>.<j>.0/24), so their ports are reachable from this machine.
 import { createHash } from 'node:crypto';
 import { ContainerRuns, DEFAULT_CRASH_LOOP_BACKOFF, containerId, type CrashLoopBackOff } from './container-runs.ts';
-import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
-import type { ResourceDef } from '../../registry/resource.ts';
-import { internalContext } from '../../registry/context.ts';
-import type { ObjectStore } from '../../registry/store/index.ts';
-import { formatTime } from '../../../apimachinery/time/index.ts';
-import { nodeIp, podCidrBase } from './node-object.ts';
+import type { JsonObject, ObjectMeta } from '../../apimachinery/meta/index.ts';
+import type { ResourceDef } from '../registry/resource.ts';
+import { internalContext } from '../registry/context.ts';
+import type { ObjectStore } from '../registry/store/index.ts';
+import { formatTime } from '../../apimachinery/time/index.ts';
+import { nodeIp, podCidrBase, processPodCidrBase } from '../controllers/nodes/node-object.ts';
+import type { ProcessRuntime } from './process/runtime.ts';
 
 const ctx = internalContext('kubelet');
 
@@ -62,6 +67,8 @@ export class SimulatedKubelet {
   /** Pods being terminated: when, and the timer (undefined once it fired). */
   private readonly terminating = new Map<string, { due: number; timer?: NodeJS.Timeout }>();
   private readonly runs: ContainerRuns;
+  /** Pods handed to the process runtime. */
+  private readonly processPods = new Set<string>();
 
   constructor(
     readonly nodeName: string,
@@ -70,6 +77,7 @@ export class SimulatedKubelet {
     private readonly podsDef: ResourceDef,
     private readonly shutdownMs: number,
     crashLoopBackOff: CrashLoopBackOff = DEFAULT_CRASH_LOOP_BACKOFF,
+    private readonly processes?: ProcessRuntime,
   ) {
     this.runs = new ContainerRuns(store, podsDef, crashLoopBackOff, (e) =>
       console.error(`peerpods kubelet ${nodeName}: ${(e as Error).message}`),
@@ -84,6 +92,9 @@ export class SimulatedKubelet {
     for (const t of this.terminating.values()) clearTimeout(t.timer);
     this.terminating.clear();
     this.runs.stop();
+    // A node that goes away takes its processes with it.
+    for (const key of this.processPods) this.processes?.forget(key);
+    this.processPods.clear();
   }
 
   /** The pod is gone from storage. */
@@ -94,12 +105,24 @@ export class SimulatedKubelet {
     clearTimeout(this.terminating.get(key)?.timer);
     this.terminating.delete(key);
     this.runs.forget(key);
+    this.processes?.forget(key);
+    this.processPods.delete(key);
   }
 
   async sync(key: string, pod: JsonObject): Promise<void> {
     const meta = pod.metadata as ObjectMeta;
     const status = (pod.status ?? {}) as JsonObject;
     if (typeof status.podIP === 'string') this.remember(key, status.podIP);
+    if (this.processes?.has(key)) return this.processes.update(key, pod);
+    const spec = (pod.spec ?? {}) as JsonObject;
+    const terminal = status.phase === 'Succeeded' || status.phase === 'Failed';
+    if (this.processes?.owns(pod) && !meta.deletionTimestamp && !terminal) {
+      const hostNetwork = spec.hostNetwork === true;
+      const podIP = hostNetwork ? this.hostIp : this.allocateIp(key, processPodCidrBase(this.index));
+      this.processPods.add(key);
+      this.processes.start(key, pod, { nodeName: this.nodeName, podIP, hostIP: this.hostIp });
+      return;
+    }
     if (meta.deletionTimestamp) {
       this.runs.disarm(key);
       this.scheduleTermination(key, pod);
@@ -112,12 +135,13 @@ export class SimulatedKubelet {
 
   private remember(key: string, ip: string): void {
     const host = Number(ip.split('.')[3]);
-    if (this.ips.has(key) || !ip.startsWith(`${podCidrBase(this.index)}.`)) return;
+    const ours = [podCidrBase(this.index), processPodCidrBase(this.index)].some((base) => ip.startsWith(`${base}.`));
+    if (this.ips.has(key) || !ours) return;
     this.ips.set(key, host);
     this.used.add(host);
   }
 
-  private allocateIp(key: string): string {
+  private allocateIp(key: string, base = podCidrBase(this.index)): string {
     let host = this.ips.get(key);
     if (host === undefined) {
       host = 2;
@@ -125,7 +149,7 @@ export class SimulatedKubelet {
       this.ips.set(key, host);
       this.used.add(host);
     }
-    return `${podCidrBase(this.index)}.${host}`;
+    return `${base}.${host}`;
   }
 
   private async start(key: string, meta: ObjectMeta, hostNetwork: boolean): Promise<void> {

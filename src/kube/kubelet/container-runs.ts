@@ -14,24 +14,18 @@
 //
 // Timers are in memory: a kubelet that starts over (kept storage) re-arms them from the status.
 import { createHash } from 'node:crypto';
-import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
-import { formatDuration, formatTime } from '../../../apimachinery/time/index.ts';
-import type { ResourceDef } from '../../registry/resource.ts';
-import { internalContext } from '../../registry/context.ts';
-import type { ObjectStore } from '../../registry/store/index.ts';
+import type { JsonObject, ObjectMeta } from '../../apimachinery/meta/index.ts';
+import { formatTime } from '../../apimachinery/time/index.ts';
+import type { ResourceDef } from '../registry/resource.ts';
+import { internalContext } from '../registry/context.ts';
+import type { ObjectStore } from '../registry/store/index.ts';
 import { exitPlan } from './container-exit.ts';
 import { podPhase, readinessConditions } from './pod-phase.ts';
+import { RestartBackoffs, backOffMessage, type CrashLoopBackOff } from './restart-backoff.ts';
+
+export { DEFAULT_CRASH_LOOP_BACKOFF, type CrashLoopBackOff } from './restart-backoff.ts';
 
 const ctx = internalContext('kubelet');
-
-export interface CrashLoopBackOff {
-  /** First delay before restarting a container that keeps exiting. Default 10 s (kubelet). */
-  initialMs: number;
-  /** Cap of the doubling delay. Default 5 min (kubelet's MaxContainerBackOff). */
-  maxMs: number;
-}
-
-export const DEFAULT_CRASH_LOOP_BACKOFF: CrashLoopBackOff = { initialMs: 10_000, maxMs: 300_000 };
 
 /** The simulated container ID of a container's n-th run. */
 export function containerId(uid: string | undefined, name: string, restartCount = 0): string {
@@ -39,27 +33,24 @@ export function containerId(uid: string | undefined, name: string, restartCount 
   return `simulated://${createHash('sha256').update(seed).digest('hex')}`;
 }
 
-interface RestartBackoff {
-  delayMs: number;
-  lastRestart: number;
-}
-
 type Step = { kind: 'exit'; exitCode: number; startedAt: string } | { kind: 'restart' };
 
 export class ContainerRuns {
   /** Armed exits and restarts, by `<pod key>\0<container>`. */
   private readonly timers = new Map<string, { timer: NodeJS.Timeout; startedAt?: string }>();
-  /** Per container (same key as timers): the kubelet's backoff entry. */
-  private readonly backoffs = new Map<string, RestartBackoff>();
+  /** Per container (same key as timers): the kubelet's backoff entries. */
+  private readonly backoffs: RestartBackoffs;
   /** When a container in CrashLoopBackOff is due to restart. */
   private readonly restartDue = new Map<string, number>();
 
   constructor(
     private readonly store: ObjectStore,
     private readonly podsDef: ResourceDef,
-    private readonly backoff: CrashLoopBackOff,
+    backoff: CrashLoopBackOff,
     private readonly onError: (e: unknown) => void,
-  ) {}
+  ) {
+    this.backoffs = new RestartBackoffs(backoff);
+  }
 
   stop(): void {
     for (const t of this.timers.values()) clearTimeout(t.timer);
@@ -78,7 +69,7 @@ export class ContainerRuns {
   /** The pod is gone from storage. */
   forget(key: string): void {
     this.disarm(key);
-    for (const k of [...this.backoffs.keys()]) if (k.startsWith(`${key}\0`)) this.backoffs.delete(k);
+    this.backoffs.forget(`${key}\0`);
     for (const k of [...this.restartDue.keys()]) if (k.startsWith(`${key}\0`)) this.restartDue.delete(k);
   }
 
@@ -123,13 +114,9 @@ export class ContainerRuns {
     const now = formatTime(nowMs);
     // Decided before the write, committed after it: a retried mutation must decide the same.
     let decision: 'stop' | 'restart' | 'backoff' = 'stop';
-    let entry = this.backoffs.get(bkey);
+    const delayMs = step.kind === 'exit' ? this.backoffs.delayAfterExit(bkey, nowMs) : 0;
     let applied = false;
-    if (step.kind === 'exit') {
-      const expired = !entry || nowMs - entry.lastRestart > 2 * this.backoff.maxMs;
-      if (expired) entry = undefined;
-      decision = entry ? 'backoff' : 'restart';
-    } else decision = 'restart';
+    decision = delayMs > 0 ? 'backoff' : 'restart';
     const written = await this.store.updateWith(
       this.podsDef,
       meta.namespace,
@@ -172,9 +159,7 @@ export class ContainerRuns {
               state: { running: { startedAt: now } },
             });
           } else {
-            const message =
-              `back-off ${formatDuration(entry!.delayMs)} restarting failed container=${name} ` +
-              `pod=${m.name}_${m.namespace}(${m.uid})`;
+            const message = backOffMessage(delayMs, name, m);
             Object.assign(cs, {
               ready: false,
               started: false,
@@ -207,12 +192,10 @@ export class ContainerRuns {
     );
     if (!applied || !written) return;
     if (decision === 'restart') {
-      // kubelet's Backoff.Next: a fresh (or expired) entry starts at the initial delay, else doubles.
-      const delayMs = entry ? Math.min(this.backoff.maxMs, 2 * entry.delayMs) : this.backoff.initialMs;
-      this.backoffs.set(bkey, { delayMs, lastRestart: nowMs });
+      this.backoffs.restarted(bkey, nowMs);
       this.restartDue.delete(bkey);
     } else if (decision === 'backoff') {
-      this.restartDue.set(bkey, nowMs + entry!.delayMs);
+      this.restartDue.set(bkey, nowMs + delayMs);
     }
   }
 }

@@ -2,7 +2,7 @@
 // getPhase, pkg/kubelet/kubelet_pods.go) and the Ready / ContainersReady / PodReadyToStartContainers
 // conditions (pkg/kubelet/status/generate.go). Regular containers only: simulated init containers
 // complete at once.
-import type { JsonObject } from '../../../apimachinery/meta/index.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 
 interface State {
   running?: JsonObject;

@@ -5,11 +5,11 @@
 // readiness conditions follow pkg/kubelet/status/generate.go.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
-import { kubectl } from '../../../helpers/kubectl.ts';
-import type { JsonObject } from '../../../../src/apimachinery/meta/index.ts';
-import { exitPlan } from '../../../../src/kube/controllers/nodes/container-exit.ts';
-import { createPod, getPod, until } from '../scheduler/helpers.ts';
+import { eventually, startTestCluster, type TestCluster } from '../../helpers/control-plane.ts';
+import { kubectl } from '../../helpers/kubectl.ts';
+import type { JsonObject } from '../../../src/apimachinery/meta/index.ts';
+import { exitPlan } from '../../../src/kube/kubelet/container-exit.ts';
+import { createPod, getPod, until } from '../controllers/scheduler/helpers.ts';
 
 describe('container exit plans', () => {
   test('commands whose outcome reads from their text', () => {
