@@ -11,7 +11,7 @@ import {
 import type { KubeObject } from '../../src/runtime/index.ts';
 
 // Keeps a Secret `<name>-copy` next to every ConfigMap labelled copy=true, owned by it.
-const client = await KubeClient.load(); // --kubeconfig file, KUBECONFIG, ~/.kube/config or in-cluster
+const client = await KubeClient.load(); // --kubeconfig file, KUBECONFIG, in-cluster or ~/.kube/config
 const manager = new Manager({ client, leaderElection: { leaseName: 'copy-operator' } });
 
 new ControllerBuilder(manager, 'copy')

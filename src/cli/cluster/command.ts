@@ -1,7 +1,6 @@
 // `peerpods cluster start`: the embedded control plane in the foreground.
 import { InvalidArgumentError, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { startControlPlane } from '../../kube/index.ts';
 import { parsePort } from '../options.ts';
 import { registerNodeCommands } from './nodes.ts';
 import { onShutdown } from '../signals.ts';
@@ -50,6 +49,8 @@ export function registerClusterCommands(program: Command): void {
     )
     .action(async (opts: StartOptions) => {
       const kubeconfigPath = resolve(opts.kubeconfig);
+      // Loaded here, not at the top: operators started by the same CLI never pay for the control plane.
+      const { startControlPlane } = await import('../../kube/index.ts');
       const cp = await startControlPlane({
         port: opts.port,
         host: opts.host,

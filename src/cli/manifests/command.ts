@@ -66,7 +66,7 @@ export async function undeploy(o: ClusterOpts): Promise<void> {
 export function registerManifestCommands(program: Command): void {
   const cluster = (cmd: Command) =>
     cmd
-      .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+      .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
       .option('--namespace <ns>', 'namespace of the operator', DEFAULT_NAMESPACE)
       .option('--image <ref>', 'operator image', DEFAULT_IMAGE);
 
@@ -83,12 +83,12 @@ export function registerManifestCommands(program: Command): void {
   program
     .command('install')
     .description('apply the CRDs to the current kubeconfig context')
-    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .action(install);
   program
     .command('uninstall')
     .description('delete the CRDs (and with them every PeerPod)')
-    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .action(uninstall);
   cluster(program.command('deploy').description('apply config/default: CRDs, RBAC, the controller Deployment')).action(
     deploy,

@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../runtime/index.ts';
 
 export const PROBE_PORT = 8081;
+export const READINESS_PERIOD_SECONDS = 2;
 
 export interface OperatorDeploymentSpec {
   name: string;
@@ -20,7 +21,7 @@ export interface OperatorDeploymentSpec {
 }
 
 export function operatorDeployment(o: OperatorDeploymentSpec): KubeObject {
-  const probe = (path: string) => ({ httpGet: { path, port: PROBE_PORT }, periodSeconds: 10 });
+  const probe = (path: string, periodSeconds: number) => ({ httpGet: { path, port: PROBE_PORT }, periodSeconds });
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -46,8 +47,10 @@ export function operatorDeployment(o: OperatorDeploymentSpec): KubeObject {
               ],
               env: [{ name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
               ports: [{ name: 'probes', containerPort: PROBE_PORT, protocol: 'TCP' }],
-              livenessProbe: probe('/healthz'),
-              readinessProbe: probe('/readyz'),
+              livenessProbe: probe('/healthz', 10),
+              // Checked often: a new replica takes traffic (and a rollout moves on) seconds after it
+              // is ready, not at the next 10 s tick; /readyz is a cheap in-process check.
+              readinessProbe: probe('/readyz', READINESS_PERIOD_SECONDS),
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,

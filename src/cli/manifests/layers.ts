@@ -14,7 +14,7 @@ import {
   peerPodRbacRules,
 } from '../../peerpod/index.ts';
 import { kvmLayers } from './kvm.ts';
-import { PROBE_PORT, operatorDeployment } from './deployment.ts';
+import { PROBE_PORT, READINESS_PERIOD_SECONDS, operatorDeployment } from './deployment.ts';
 
 export interface ManifestOptions {
   /** Namespace of the operator (its $PEERPODS_NAMESPACE). Default peerpods-system. */
@@ -111,10 +111,10 @@ export function buildLayers(opts: ManifestOptions = {}): Layers {
 }
 
 function deployment(ns: string, image: string): KubeObject {
-  const probe = (path: string, initialDelaySeconds: number) => ({
+  const probe = (path: string, initialDelaySeconds: number, periodSeconds: number) => ({
     httpGet: { path, port: PROBE_PORT },
-    initialDelaySeconds,
-    periodSeconds: 10,
+    ...(initialDelaySeconds > 0 ? { initialDelaySeconds } : {}),
+    periodSeconds,
   });
   return {
     apiVersion: 'apps/v1',
@@ -141,8 +141,8 @@ function deployment(ns: string, image: string): KubeObject {
                 { name: 'PEERPODS_STATE_DIR', value: '/tmp/peerpods' },
               ],
               ports: [{ name: 'probes', containerPort: PROBE_PORT, protocol: 'TCP' }],
-              livenessProbe: probe('/healthz', 15),
-              readinessProbe: probe('/readyz', 5),
+              livenessProbe: probe('/healthz', 15, 10),
+              readinessProbe: probe('/readyz', 0, READINESS_PERIOD_SECONDS),
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,

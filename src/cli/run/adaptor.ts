@@ -70,7 +70,7 @@ export function registerAdaptorCommand(program: Command): void {
       parseKeyValue,
       {},
     )
-    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--runtime-class <name>', 'runtime class of the pods to run in VMs', peerPodAdaptor.DEFAULT_RUNTIME_CLASS)
     .option('--namespace <ns>', 'where peer-pods-cm and peer-pods-secret live (default: $PEERPODS_NAMESPACE)')
     .option(

@@ -72,7 +72,7 @@ export function registerKvmCommand(program: Command): void {
   runCommand(program)
     .command('kvm-operator')
     .description('run workload clusters whose nodes are KVM VMs in pods (KVMConfig, Release, DrainerConfig)')
-    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--namespace <ns>', 'namespace of the leader-election Lease (default: $PEERPODS_NAMESPACE)')
     .option(
       '--operator-version <semver>',

@@ -51,7 +51,7 @@ export function registerPeerPodCommands(program: Command): void {
   runCommand(program)
     .command('peerpod-controller')
     .description('delete the VMs of dangling PeerPods, release their finalizers, and sweep orphan VMs')
-    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--namespace <ns>', 'where peer-pods-cm and peer-pods-secret live (default: $PEERPODS_NAMESPACE)')
     .option('--dry-run', 'the orphan sweep only reports (event, log, metric); it deletes nothing')
     .option('--orphan-grace <duration>', 'age before an unnamed VM counts as an orphan', parseDurationFlag, 600_000)

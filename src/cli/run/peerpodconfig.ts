@@ -55,7 +55,7 @@ export function registerPeerPodConfigCommand(program: Command): void {
   runCommand(program)
     .command('peerpodconfig-controller')
     .description('advertise pod VM capacity on nodes; deploy the adaptor DaemonSet and the pod webhook')
-    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--namespace <ns>', 'namespace of the leader-election Lease (default: $PEERPODS_NAMESPACE)')
     .option('--extended-resource <name>', 'node resource one pod VM takes', webhook.DEFAULT_EXTENDED_RESOURCE)
     .option(

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chooseProvider, runDemo } from '../../peerpod/index.ts';
 import type { StackProviderName, StepResult } from '../../peerpod/index.ts';
-import { startLocalStack } from './local-stack.ts';
 import { parseDurationFlag } from '../options.ts';
 import { fileLogger, parseProvider } from './start.ts';
 
@@ -24,6 +23,8 @@ export async function demo(o: DemoOptions, print: (line: string) => void): Promi
   if (choice.installHint) print(`  ${choice.installHint}`);
   print(`  state and logs in ${dir}`);
   const started = performance.now();
+  // The control plane is loaded only by the commands that run one (`run …` operators start faster).
+  const { startLocalStack } = await import('./local-stack.ts');
   const local = await startLocalStack({
     nodes: 2,
     provider: choice.name,

@@ -11,7 +11,6 @@ import type { Logger } from '../../runtime/index.ts';
 import { chooseProvider, formatSummary, qemuProcessesUnder, summarize } from '../../peerpod/index.ts';
 import type { DrainReport, ProviderChoice, StackProviderName } from '../../peerpod/index.ts';
 import { DEFAULT_KUBECONFIG } from '../cluster/command.ts';
-import { startLocalStack } from './local-stack.ts';
 import type { LocalStack } from './local-stack.ts';
 import { parseDurationFlag, parsePort } from '../options.ts';
 import { onShutdown } from '../signals.ts';
@@ -52,6 +51,8 @@ export async function startMain(
   const choice = await chooseProvider(o.provider);
   const logFile = path.join(stateDir, 'peerpods.log');
   print(`peerpods: starting (provider ${choice.name}; logs in ${logFile})`);
+  // The control plane is loaded only by the commands that run one (`run …` operators start faster).
+  const { startLocalStack } = await import('./local-stack.ts');
   const local = await startLocalStack({
     port: o.port,
     kubeconfigPath,

@@ -28,7 +28,7 @@ export { adaptorRbacRules } from './rbac.ts';
 export type { AdaptorRbac } from './rbac.ts';
 
 export interface StartAdaptorOptions extends AdaptorOptions {
-  /** API client; default KubeClient.load() with `kubeconfig` (else $KUBECONFIG, ~/.kube/config, in-cluster). */
+  /** API client; default KubeClient.load() with `kubeconfig` (else $KUBECONFIG, in-cluster, ~/.kube/config). */
   client?: KubeClient;
   kubeconfig?: string;
   logger?: Logger;

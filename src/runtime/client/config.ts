@@ -4,11 +4,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isIPv6 } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
+import { createRequire } from 'node:module';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type * as ClientNode from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import type { Clock } from '../util/clock.ts';
 import { KubeConfigAuth, TokenFileAuth, basicAuth, noAuth, staticTokenAuth, withImpersonation } from './auth.ts';
 import type { AuthProvider } from './auth.ts';
+
+const requireCjs = createRequire(import.meta.url);
+
+/**
+ * client-node's kubeconfig parser, loaded on first use: importing the package costs about a second
+ * of startup, which an operator running in-cluster never needs.
+ */
+function newKubeConfig(): KubeConfig {
+  const { KubeConfig: Parser } = requireCjs('@kubernetes/client-node') as typeof ClientNode;
+  return new Parser();
+}
 
 export interface TlsConfig {
   ca?: Buffer;
@@ -50,7 +63,7 @@ export interface ConfigLoadOptions {
   clock?: Clock;
 }
 
-/** Resolves the connection: explicit file > KUBECONFIG > ~/.kube/config > in-cluster. */
+/** Resolves the connection: explicit file > KUBECONFIG > in-cluster > ~/.kube/config. */
 export function loadConnectionConfig(opts: ConfigLoadOptions = {}): ConnectionConfig {
   if (opts.inCluster) return inClusterConfig(opts);
   if (opts.kubeconfigPath) return configFromKubeconfigFiles([opts.kubeconfigPath], opts);
@@ -59,12 +72,14 @@ export function loadConnectionConfig(opts: ConfigLoadOptions = {}): ConnectionCo
     const files = env.split(path.delimiter).filter((f) => f.length > 0);
     if (files.length > 0) return configFromKubeconfigFiles(files, opts);
   }
-  const home = process.env.HOME || homedir();
-  const defaultPath = home ? path.join(home, '.kube', 'config') : undefined;
-  if (defaultPath && existsSync(defaultPath)) return configFromKubeconfigFiles([defaultPath], opts);
+  // In a pod, the pod's own service account wins over a kubeconfig that happens to sit in the home
+  // directory (controller-runtime's order: flag, KUBECONFIG, in-cluster, ~/.kube/config).
   if (process.env.KUBERNETES_SERVICE_HOST && existsSync(path.join(serviceAccountDir(opts), 'token'))) {
     return inClusterConfig(opts);
   }
+  const home = process.env.HOME || homedir();
+  const defaultPath = home ? path.join(home, '.kube', 'config') : undefined;
+  if (defaultPath && existsSync(defaultPath)) return configFromKubeconfigFiles([defaultPath], opts);
   throw new Error(
     'no Kubernetes configuration found: pass kubeconfigPath, set KUBECONFIG, create ~/.kube/config, ' +
       'or run in a pod with a service account (KUBERNETES_SERVICE_HOST and a token file)',
@@ -104,7 +119,7 @@ export function inClusterConfig(opts: ConfigLoadOptions = {}): ConnectionConfig 
 export function configFromKubeconfigFiles(files: string[], opts: ConfigLoadOptions = {}): ConnectionConfig {
   const first = files[0];
   if (!first) throw new Error('no kubeconfig file given');
-  const kc = new KubeConfig();
+  const kc = newKubeConfig();
   const raws: RawKubeconfig[] = [];
   for (const [i, file] of files.entries()) {
     let text: string;
@@ -115,7 +130,7 @@ export function configFromKubeconfigFiles(files: string[], opts: ConfigLoadOptio
       if (files.length > 1) continue;
       throw new Error(`cannot read kubeconfig ${file}: ${(e as Error).message}`);
     }
-    const part = new KubeConfig();
+    const part = newKubeConfig();
     part.loadFromString(text);
     part.makePathsAbsolute(path.dirname(file));
     raws.push(rawKubeconfig(text, path.dirname(file)));
@@ -134,7 +149,7 @@ export function configFromKubeconfigFiles(files: string[], opts: ConfigLoadOptio
 }
 
 export function configFromKubeconfigString(text: string, opts: ConfigLoadOptions = {}): ConnectionConfig {
-  const kc = new KubeConfig();
+  const kc = newKubeConfig();
   kc.loadFromString(text);
   return fromKubeConfig(kc, [rawKubeconfig(text, undefined)], opts);
 }

@@ -110,6 +110,25 @@ test('in-cluster: service host/port env, CA, namespace and a token file re-read 
   assert.equal(loadConnectionConfig({ inCluster: true, serviceAccountDir: sa }).source, 'in-cluster');
 });
 
+test("in a pod, the service account wins over a kubeconfig in the home directory (controller-runtime's order)", () => {
+  const home = tmp();
+  mkdirSync(path.join(home, '.kube'));
+  writeFileSync(path.join(home, '.kube', 'config'), kubeconfig('https://from-home:1'));
+  writeFileSync(path.join(home, '.kube', 'ca.pem'), 'CA');
+  process.env.HOME = home;
+  delete process.env.KUBECONFIG;
+  const sa = tmp();
+  writeFileSync(path.join(sa, 'token'), 'tok\n');
+  process.env.PEERPODS_SERVICEACCOUNT_DIR = sa;
+  delete process.env.KUBERNETES_SERVICE_HOST;
+  assert.equal(loadConnectionConfig().server, 'https://from-home:1', 'outside a pod: ~/.kube/config');
+  process.env.KUBERNETES_SERVICE_HOST = '127.0.0.1';
+  process.env.KUBERNETES_SERVICE_PORT = '6443';
+  const c = loadConnectionConfig();
+  assert.equal(c.source, 'in-cluster');
+  assert.equal(c.server, 'https://127.0.0.1:6443');
+});
+
 test('basic auth, impersonation, skip-verify and tls-server-name are honoured', async () => {
   const dir = tmp();
   const file = path.join(dir, 'config');
