@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ContainerConfig } from '../../../../src/kube/kubelet/process/container-config.ts';
 import {
   CONTAINER_VIEW_ENV,
@@ -132,5 +133,33 @@ describe('container view', () => {
     assert.equal(await canConnect('127.0.0.1', out.address.port), false);
     const body = await fetch(`http://${POD_IP}:${out.address.port}/`).then((r) => r.text());
     assert.equal(body, 'pod says hi');
+  });
+
+  test("a volume mounted over the checkout's directory does not hide the program itself", async () => {
+    // A clone under /tmp with an emptyDir at /tmp (the controller-manager Deployment mounts one):
+    // the CLI, its sources and node_modules are the image and stay visible.
+    const repo = fileURLToPath(new URL('../../../../', import.meta.url));
+    const top = `/${repo.split('/').filter(Boolean)[0]}`;
+    const empty = join(dir, 'volumes', 'empty');
+    mkdirSync(empty, { recursive: true });
+    const viewDir = join(dir, 'view-over-repo');
+    mkdirSync(viewDir);
+    const containerConfig: ContainerConfig = {
+      env: {},
+      mounts: [{ mountPath: top, hostPath: empty, readOnly: false }],
+    };
+    const env = { PATH: process.env.PATH ?? '', ...containerViewEnv(containerConfig, POD_IP, viewDir) };
+    const cli = join(repo, 'bin', 'peerpods.js');
+    const probe = `const fs = require('node:fs'); process.stdout.write(String(fs.existsSync(${JSON.stringify(cli)})) + ' ' + String(fs.existsSync(${JSON.stringify(`${top}/peerpods-view-probe`)})));`;
+    writeFileSync(join(empty, 'peerpods-view-probe'), 'in the volume');
+    const ran = await new Promise<string>((resolve, reject) => {
+      const c = spawn(process.execPath, ['-e', probe], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      c.stdout.on('data', (d) => (out += d));
+      c.once('error', reject);
+      c.once('exit', () => resolve(out));
+    });
+    // The checkout's file is found where it is; any other path under the mount goes to the volume.
+    assert.equal(ran, 'true true');
   });
 });

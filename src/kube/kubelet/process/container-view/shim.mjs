@@ -30,6 +30,10 @@ function install(view) {
     .sort((a, b) => b.mountPath.length - a.mountPath.length);
   const hostRoots = mounts.map((m) => stripSlash(m.hostPath));
   const within = (p, dir) => p === dir || p.startsWith(dir === '/' ? '/' : `${dir}/`);
+  // The image's own files — this checkout: the CLI, its sources, node_modules — are never behind
+  // a volume. In a real image they live where nothing is mounted; here the checkout may sit under
+  // a mountPath (a clone in /tmp, and an emptyDir at /tmp), and hiding it would hide the program.
+  const imageRoot = stripSlash(fileURLToPath(new URL('../../../../../', import.meta.url)));
 
   /** The mount a path falls in, with its host path; undefined when it is not a mounted path. */
   function lookup(p) {
@@ -41,7 +45,7 @@ function install(view) {
       if (s === undefined || s === '') return undefined;
       const abs = stripSlash(path.isAbsolute(s) ? path.normalize(s) : path.resolve(process.cwd(), s));
       // Node's own fs code calls back into these functions with paths already mapped.
-      if (hostRoots.some((h) => within(abs, h))) return undefined;
+      if (hostRoots.some((h) => within(abs, h)) || within(abs, imageRoot)) return undefined;
       for (const m of mounts) {
         if (!within(abs, m.mountPath)) continue;
         const rest = m.mountPath === '/' ? abs : abs.slice(m.mountPath.length);
