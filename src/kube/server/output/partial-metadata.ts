@@ -7,25 +7,14 @@ import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import type { ListResult } from '../../registry/list.ts';
 import type { ResourceDef } from '../../registry/resource.ts';
 import type { MetaVersion } from './negotiate.ts';
+import { metaModels } from '../../builtins/openapi/meta.ts';
+import { META } from '../../builtins/openapi/schema.ts';
 
-/** metav1.ObjectMeta's fields in Go declaration order, the order encoding/json writes them in. */
-const OBJECT_META_FIELDS = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-] as const;
+/**
+ * metav1.ObjectMeta's fields in Go declaration order, the order encoding/json writes them in: the
+ * ObjectMeta model's properties, which are written in that order.
+ */
+const OBJECT_META_FIELDS = Object.keys(metaModels[`${META}.ObjectMeta`].properties ?? {});
 
 /** meta.AsPartialObjectMetadata: the typed ObjectMeta, so unknown keys go and a zero creationTimestamp is null. */
 function objectMeta(metadata: JsonObject): JsonObject {

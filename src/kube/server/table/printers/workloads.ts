@@ -66,58 +66,54 @@ export const deploymentPrinter: Printer = {
   },
 };
 
-export const replicaSetPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Desired', 'integer', 'Replicas is the number of desired pods.'),
-    col('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
-    col('Ready', 'integer', 'The number of ready replicas for this replica set.'),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-    SELECTOR,
-  ],
-  cells(obj, now) {
-    const [names, images] = containerCells(at(obj, 'spec', 'template', 'spec'));
-    return [
-      nameOf(obj),
-      replicas(obj),
-      statusInt(obj, 'replicas'),
-      statusInt(obj, 'readyReplicas'),
-      ageOf(obj, now),
-      names,
-      images,
-      formatSelector(at(obj, 'spec', 'selector')),
-    ];
-  },
-};
+/** ReplicaSets and ReplicationControllers print alike; only the selector's form differs. */
+function replicatedPrinter(
+  descriptions: { desired: string; ready: string },
+  selector: (obj: JsonObject) => string,
+): Printer {
+  return {
+    columns: [
+      NAME,
+      col('Desired', 'integer', descriptions.desired),
+      col('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
+      col('Ready', 'integer', descriptions.ready),
+      AGE,
+      CONTAINERS,
+      IMAGES,
+      SELECTOR,
+    ],
+    cells(obj, now) {
+      const [names, images] = containerCells(at(obj, 'spec', 'template', 'spec'));
+      return [
+        nameOf(obj),
+        replicas(obj),
+        statusInt(obj, 'replicas'),
+        statusInt(obj, 'readyReplicas'),
+        ageOf(obj, now),
+        names,
+        images,
+        selector(obj),
+      ];
+    },
+  };
+}
 
-export const replicationControllerPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Desired', 'integer', 'Replicas is the number of desired replicas.'),
-    col('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
-    col('Ready', 'integer', 'The number of ready replicas for this replication controller.'),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-    SELECTOR,
-  ],
-  cells(obj, now) {
-    const [names, images] = containerCells(at(obj, 'spec', 'template', 'spec'));
-    return [
-      nameOf(obj),
-      replicas(obj),
-      statusInt(obj, 'replicas'),
-      statusInt(obj, 'readyReplicas'),
-      ageOf(obj, now),
-      names,
-      images,
-      // An equality-based selector: labels.FormatLabels of the map.
-      formatLabels(at(obj, 'spec', 'selector')),
-    ];
+export const replicaSetPrinter = replicatedPrinter(
+  {
+    desired: 'Replicas is the number of desired pods.',
+    ready: 'The number of ready replicas for this replica set.',
   },
-};
+  (obj) => formatSelector(at(obj, 'spec', 'selector')),
+);
+
+// A ReplicationController's selector is equality-based: labels.FormatLabels of the map.
+export const replicationControllerPrinter = replicatedPrinter(
+  {
+    desired: 'Replicas is the number of desired replicas.',
+    ready: 'The number of ready replicas for this replication controller.',
+  },
+  (obj) => formatLabels(at(obj, 'spec', 'selector')),
+);
 
 /** PodTemplates print no age: kube's columns are the template's containers, images and labels. */
 export const podTemplatePrinter: Printer = {
