@@ -38,6 +38,8 @@ import type { WatchRegistry } from './server/watches.ts';
 import { installOpenApi } from './server/openapi/index.ts';
 import { WebhookAdmission } from './admission/dispatcher.ts';
 import type { ServiceResolver } from './admission/types.ts';
+import { BearerAuthenticator, staticTokenVerifier } from './auth/authentication.ts';
+import { privilegedGroupAuthorizer, unionAuthorizer } from './auth/authorization.ts';
 
 export interface ControlPlaneOptions extends ClusterOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -183,7 +185,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     catalog,
     store,
     extensions,
-    token,
+    authenticator: new BearerAuthenticator([staticTokenVerifier(token)]),
+    authorizer: unionAuthorizer([privilegedGroupAuthorizer, { authorize: () => ({ allowed: true, reason: '' }) }]),
     tls: certs.serving,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     routes,

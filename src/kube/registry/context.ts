@@ -1,12 +1,15 @@
 // Per-request facts that change how a write behaves.
 import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { ResourceDef } from './resource.ts';
+import { systemUser, type UserInfo } from '../auth/user.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 export interface RequestContext {
-  /** Authenticated user name (one static user today). */
+  /** The authenticated (or impersonated) user's name. */
   user: string;
+  /** Everything known of that user: groups for escalation checks, extra for TokenRequest and reviews. */
+  userInfo: UserInfo;
   dryRun: boolean;
   /** `fieldManager` query parameter, or a name derived from the User-Agent. */
   fieldManager: string;
@@ -16,7 +19,15 @@ export interface RequestContext {
 }
 
 export function internalContext(manager: string): RequestContext {
-  return { user: `system:${manager}`, dryRun: false, fieldManager: manager, fieldValidation: 'Ignore', warnings: [] };
+  const userInfo = systemUser(manager);
+  return {
+    user: userInfo.username,
+    userInfo,
+    dryRun: false,
+    fieldManager: manager,
+    fieldValidation: 'Ignore',
+    warnings: [],
+  };
 }
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';

@@ -4,7 +4,13 @@
 // build the request context, read and decode the body once, then hand the decoded request to
 // the verb's handler.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '../auth/user.ts';
+import { methodNotAllowed } from '../../apimachinery/errors/index.ts';
 import type { RequestContext } from '../registry/context.ts';
+import { createOnlyKey } from './extensions.ts';
+import { decodeBody, OBJECT_BODY_TYPES, readBody } from './request.ts';
+import { sendJson } from './resource/response.ts';
+import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { ResourceDef } from '../registry/resource.ts';
 import { negotiateOutput } from './output/negotiate.ts';
 import type { ResourceRoute } from './request.ts';
@@ -25,9 +31,17 @@ export async function handleResource(
   req: IncomingMessage,
   res: ServerResponse,
   query: URLSearchParams,
-  user: string,
+  user: UserInfo,
 ): Promise<void> {
   const namespace = resolveNamespace(def, route);
+  const createOnly = deps.extensions.createOnly?.get(createOnlyKey(def.group, def.resource, route.subresource));
+  if (createOnly) {
+    if (req.method !== 'POST') throw methodNotAllowed('the server does not allow this method on the requested resource');
+    const ctx = requestContext(req, query, user, false);
+    const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES, ctx) as JsonObject;
+    const reply = await createOnly.create({ def, namespace, name: route.name, body }, ctx);
+    return sendJson(res, reply.code, JSON.stringify(reply.object), ctx.warnings);
+  }
   const verb = resolveVerb(def, route, req.method ?? 'GET', query, req.headers['content-type']);
   const output = negotiateOutput(req, { table: deps.extensions.table !== undefined });
   const r: ResourceRequest = { def, namespace, subresource: route.subresource, req, res, query, output };

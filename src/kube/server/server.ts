@@ -1,8 +1,8 @@
-// The HTTPS front door: bearer-token authentication, discovery, health endpoints, and routing
-// of resource paths to the generic handler. Every failure leaves as a Status body.
+// The HTTPS front door: authentication, impersonation and authorization of every request,
+// discovery, health endpoints, and routing of resource paths to the generic handler. Every
+// failure leaves as a Status body.
 import { createServer, type Server } from 'node:https';
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { internalError, StatusError } from '../../apimachinery/errors/index.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
@@ -17,12 +17,18 @@ import type { Extensions } from './extensions.ts';
 import { isNodeSubresource } from './streaming/pod-target.ts';
 import { serveNodeSubresource } from './streaming/requests.ts';
 import { createUpgradeHandler } from './streaming/upgrade.ts';
+import { requestAttributes } from '../auth/attributes.ts';
+import { requireAllowed } from '../auth/forbidden.ts';
+import { impersonate } from '../auth/impersonation.ts';
+import type { Authenticator, Authorizer } from '../auth/types.ts';
+import type { UserInfo } from '../auth/user.ts';
 
 export interface ApiServerOptions {
   catalog: ResourceCatalog;
   store: ObjectStore;
   extensions: Extensions;
-  token: string;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
   tls: { certPem: string; keyPem: string };
   /** How often an idle watch that asked for bookmarks gets one. Default 30 s. */
   bookmarkIntervalMs?: number;
@@ -38,7 +44,6 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
-const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 const DISCOVERY_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const DISCOVERY_V2BETA1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
 
@@ -65,14 +70,14 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     extensions: opts.extensions,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
   };
-  const expected = Buffer.from(`Bearer ${opts.token}`);
   const sockets = new Set<Socket>();
 
-  const authenticate = (req: IncomingMessage): 'ok' | 'anonymous' | 'denied' => {
-    const header = req.headers.authorization;
-    if (header === undefined) return 'anonymous';
-    const given = Buffer.from(header);
-    return given.length === expected.length && timingSafeEqual(given, expected) ? 'ok' : 'denied';
+  /** Who the request acts as, allowed to do what it asks: throws 401, 403 (or 500 for bad impersonation). */
+  const admit = (req: IncomingMessage, url: URL): UserInfo => {
+    const user = impersonate(req, url, opts.authenticator.authenticate(req), opts.authorizer);
+    const attributes = requestAttributes(req.method ?? 'GET', url, user);
+    requireAllowed(attributes, opts.authorizer.authorize(attributes));
+    return user;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -84,10 +89,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       throw new StatusError(400, 'BadRequest', 'invalid request URL');
     }
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-    const auth = authenticate(req);
-    if (auth === 'denied' || (auth === 'anonymous' && !PUBLIC_PATHS.has(path))) {
-      throw new StatusError(401, 'Unauthorized', 'Unauthorized');
-    }
+    const user = admit(req, url);
     if (path === '/healthz' || path === '/livez') return sendText(res, 200, 'ok');
     if (path === '/readyz')
       return opts.ready && !opts.ready() ? sendText(res, 500, 'not ready') : sendText(res, 200, 'ok');
@@ -125,7 +127,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     if (isNodeSubresource(def, route.subresource)) {
       return serveNodeSubresource(deps, def, route, req, res, url.searchParams);
     }
-    await handleResource(deps, def, route, req, res, url.searchParams, 'admin');
+    await handleResource(deps, def, route, req, res, url.searchParams, user);
   };
 
   const serveRequest = (req: IncomingMessage, res: ServerResponse): void => {
@@ -149,7 +151,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     createUpgradeHandler({
       deps,
       catalog: opts.catalog,
-      authenticated: (req) => authenticate(req) === 'ok',
+      admit,
       serveOrdinary: (req, socket) => {
         const res = new ServerResponse(req);
         res.assignSocket(socket as Socket);

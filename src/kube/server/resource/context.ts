@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest } from '../../../apimachinery/errors/index.ts';
 import type { FieldValidation, RequestContext } from '../../registry/context.ts';
+import type { UserInfo } from '../../auth/user.ts';
 
 const MAX_FIELD_MANAGER_BYTES = 128;
 
@@ -17,7 +18,7 @@ function fieldManagerFrom(query: URLSearchParams, req: IncomingMessage): string 
 export function requestContext(
   req: IncomingMessage,
   query: URLSearchParams,
-  user: string,
+  user: UserInfo,
   forApply: boolean,
 ): RequestContext {
   const dryRuns = query.getAll('dryRun');
@@ -31,5 +32,10 @@ export function requestContext(
   if (fieldManager.length > MAX_FIELD_MANAGER_BYTES) {
     throw badRequest(`fieldManager: Too long: must have at most ${MAX_FIELD_MANAGER_BYTES} bytes`);
   }
-  return { user, dryRun: dryRuns.length > 0, fieldManager, fieldValidation: fv as FieldValidation, warnings: [] };
+  return {
+    user: user.username,
+    userInfo: user,
+    dryRun: dryRuns.length > 0, fieldManager, fieldValidation: fv as FieldValidation,
+    warnings: [],
+  };
 }

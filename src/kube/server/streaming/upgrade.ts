@@ -38,8 +38,8 @@ import { webSocketByteStream } from './ws-tunnel.ts';
 export interface UpgradeContext {
   deps: HandlerDeps;
   catalog: ResourceCatalog;
-  /** Whether the request carries the server's bearer token. */
-  authenticated(req: IncomingMessage): boolean;
+  /** Authenticates and authorizes the request as every other (throws 401/403). */
+  admit(req: IncomingMessage, url: URL): unknown;
   /** Serves a request that merely carries Upgrade headers as an ordinary request. */
   serveOrdinary(req: IncomingMessage, socket: Duplex): void;
 }
@@ -92,12 +92,13 @@ async function serve(
   head: Buffer,
 ): Promise<void> {
   const url = new URL(`https://localhost${req.url?.startsWith('/') ? req.url : `/${req.url ?? ''}`}`);
-  if (!ctx.authenticated(req)) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
   const route = parseResourcePath(url.pathname);
   const def = route && ctx.catalog.lookup(route.group, route.version, route.resource);
   if (!route || !def || !isNodeSubresource(def, route.subresource) || route.subresource === 'log') {
     return ctx.serveOrdinary(req, socket);
   }
+  // WebSocket upgrades are GETs (verb get), SPDY ones POSTs (verb create), as kube authorizes them.
+  ctx.admit(req, url);
   const podStreams = ctx.deps.extensions.podStreams;
   if (!podStreams || route.namespace === undefined || route.name === undefined) throw notServed();
   const pod = getPod(ctx.deps.store, def, route.namespace, route.name);

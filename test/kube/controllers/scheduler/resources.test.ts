@@ -7,6 +7,7 @@ import { eventually, startTestCluster, type TestCluster } from '../../../helpers
 import { kubectl } from '../../../helpers/kubectl.ts';
 import { podRequests } from '../../../../src/kube/controllers/scheduler/resources.ts';
 import { boundNode, createPod, eventsFor, labelNode, nodeOf, unschedulableMessage, until } from './helpers.ts';
+import { internalContext } from '../../../../src/kube/registry/context.ts';
 
 const container = (requests: Record<string, string>, limits?: Record<string, string>) => ({
   name: 'c',
@@ -101,7 +102,7 @@ describe('extended resources and retry', () => {
       'default',
       'vm-1',
       { gracePeriodSeconds: 0 },
-      { user: 't', dryRun: false, fieldManager: 't', fieldValidation: 'Ignore', warnings: [] },
+      internalContext('t'),
     );
     assert.equal(await boundNode(cp, 'vm-2'), 'node-1');
   });
