@@ -5,7 +5,6 @@
 //    and from each pod's delete to its VM being gone from the provider.
 // 2. PEERPOD_E2E_QEMU (default 20; 0 skips) pods on real QEMU VMs over 2 nodes, same figures.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { silentLogger, Pods } from '../src/runtime/index.ts';
 import type { KubeObject } from '../src/runtime/index.ts';
@@ -14,7 +13,7 @@ import type { PeerPod } from '../src/peerpod/api/index.ts';
 import { CLUSTER_UID_TAG } from '../src/peerpod/providers/index.ts';
 import { peerPodManifest, qemuAvailable } from '../src/peerpod/main/index.ts';
 import type { StackProviderName } from '../src/peerpod/main/index.ts';
-import { startLocalStack } from '../src/cli/start/local-stack.ts';
+import { POD_VISIBLE_TMPDIR, startLocalStack } from '../src/cli/start/local-stack.ts';
 import type { LocalStack } from '../src/cli/start/local-stack.ts';
 import { nowMs, percentile, round } from './common.ts';
 
@@ -53,14 +52,13 @@ const stats = (xs: number[]) => {
 };
 
 async function measure(provider: StackProviderName, n: number, nodes: number): Promise<Record<string, number>> {
-  const dir = await mkdtemp(path.join(tmpdir(), `peerpods-bench-e2e-${provider}-`));
+  const dir = await mkdtemp(path.join(POD_VISIBLE_TMPDIR, `peerpods-bench-e2e-${provider}-`));
   const local = await startLocalStack({
     nodes,
     provider,
     stateDir: dir,
     logger: silentLogger(),
     limit: n * 2,
-    adaptorWorkers: 32,
     // The benchmark's VMs are all named by PeerPods; a sweep would only add noise.
     sweepIntervalMs: 0,
   });

@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods|start]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -13,10 +13,12 @@ import { runPeerPodBench } from './peerpod.ts';
 import { runPeerPodE2eBench } from './peerpod-e2e.ts';
 import { DEPLOY_TARGET_SECONDS, runProcessPodsBench } from './process-pods.ts';
 import type { ProcessPodResults } from './process-pods.ts';
+import { START_TARGET_SECONDS, runStartBench } from './start.ts';
+import type { StartResults } from './start.ts';
 
 const onlyIdx = process.argv.indexOf('--only');
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
-const PARTS = ['apiserver', 'runtime', 'scheduler', 'peerpod', 'peerpod-e2e', 'process-pods'];
+const PARTS = ['apiserver', 'runtime', 'scheduler', 'peerpod', 'peerpod-e2e', 'process-pods', 'start'];
 if (only !== undefined && !PARTS.includes(only)) {
   console.error(`usage: npm run bench [-- --only ${PARTS.join('|')}]`);
   process.exit(2);
@@ -39,6 +41,7 @@ let scheduler: Record<string, number> | undefined;
 let peerpod: Record<string, number> | undefined;
 let peerpodE2e: Record<string, number> | undefined;
 let processPods: ProcessPodResults | undefined;
+let start: StartResults | undefined;
 const wants = (part: string): boolean => only === undefined || only === part;
 if (wants('apiserver')) apiserver = await runApiserver(log);
 if (wants('runtime')) runtime = await runRuntime(log);
@@ -57,6 +60,10 @@ if (wants('peerpod-e2e')) {
 if (wants('process-pods')) {
   log('process-pods: cluster start + deploy, then the operator as a process pod vs started by hand');
   processPods = await runProcessPodsBench(log);
+}
+if (wants('start')) {
+  log('start: `peerpods start` until `peerpods ready` (cluster, install + deploy, every component a Ready pod)');
+  start = await runStartBench(log);
 }
 const seconds = (nowMs() - t0) / 1000;
 
@@ -194,6 +201,25 @@ if (processPods) {
   }
 }
 
+if (start) {
+  rows.push({
+    figure: `start: \`peerpods start\` → \`peerpods ready\` (provider ${start.provider}), median of ${start.runs}`,
+    value: `${start.medianReadySeconds} s`,
+    reference: `runs ${start.readySeconds.join(' / ')} s at load ${start.loadAverages.join(' / ')}`,
+    target: `≤ ${START_TARGET_SECONDS} s`,
+    status: status(start.met),
+  });
+  for (const [phase, ms] of Object.entries(start.phasesMs)) {
+    rows.push({
+      figure: `start: ${phase}`,
+      value: `${ms} ms`,
+      reference: 'since the stack began starting',
+      target: '—',
+      status: '—',
+    });
+  }
+}
+
 const results = {
   machine,
   seconds,
@@ -204,6 +230,7 @@ const results = {
   peerpod,
   peerpodE2e,
   processPods,
+  start,
   table: rows,
 };
 const outDir = join(BENCH_DIR, 'results');

@@ -39,7 +39,19 @@ import { installOpenApi } from './server/openapi/index.ts';
 import { WebhookAdmission } from './admission/dispatcher.ts';
 import type { ServiceResolver } from './admission/types.ts';
 import { BearerAuthenticator, staticTokenVerifier } from './auth/authentication.ts';
+import { createTokenAuthentication, type PodTokenSource } from './auth/tokens/index.ts';
 import { privilegedGroupAuthorizer, unionAuthorizer } from './auth/authorization.ts';
+import type { UserInfo } from './auth/user.ts';
+import { RbacAuthorizer, RuleResolver, ensureBootstrapPolicy } from './auth/rbac/index.ts';
+import { ClusterRoleAggregationController } from './controllers/lifecycle/clusterrole-aggregation.ts';
+import { EscalationCheck } from './auth/rbac/escalation.ts';
+import { EscalationAdmission } from './auth/rbac/escalation-admission.ts';
+import { accessReviews } from './auth/reviews/index.ts';
+import {
+  OWNER_REFERENCES_PERMISSION_ENFORCEMENT,
+  OwnerReferencesPermissionEnforcement,
+  enabledAdmissionPlugins,
+} from './admission/plugins/index.ts';
 
 export interface ControlPlaneOptions extends ClusterOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -68,7 +80,10 @@ export interface ControlPlaneOptions extends ClusterOptions {
   defaultUnreachableTolerationSeconds?: number;
   /** First delay before the Job controller replaces a failed pod (doubling). Default 10 s, as kube. */
   jobPodFailureBackoffMs?: number;
-  /** The time CronJobs are scheduled by (tests drive it). Default: the system clock. */
+  /**
+   * The time CronJobs are scheduled by, and service-account tokens are issued and checked by
+   * (tests drive it). Default: the system clock.
+   */
   clock?: PassiveClock;
   /** How often the CronJob controller looks at every CronJob besides its own timers. Default 10 s. */
   cronJobResyncMs?: number;
@@ -77,6 +92,18 @@ export interface ControlPlaneOptions extends ClusterOptions {
    * CA) in every namespace, as on every real cluster. Default true; false leaves namespaces bare.
    */
   publishRootCaConfigMaps?: boolean;
+  /**
+   * More bearer tokens and who they authenticate as, as kube-apiserver's --token-auth-file
+   * (groups as given, plus system:authenticated). RBAC decides what each may do.
+   */
+  users?: Array<{ token: string; user: UserInfo }>;
+  /**
+   * Admission plugins kube-apiserver leaves off, turned on as its --enable-admission-plugins:
+   * only `OwnerReferencesPermissionEnforcement` (OpenShift enables OwnerReferencesPermissionEnforcement,
+   * so operators that pass here fail there without `update` on their owners' finalizers). Unknown
+   * names fail the start.
+   */
+  admissionPlugins?: string[];
 }
 
 export interface ControlPlaneInternals {
@@ -95,6 +122,8 @@ export interface ControlPlaneInternals {
   /** Claims pods of a runtime class: simulated kubelets leave them to `handler`'s owner. */
   registerNodeAgent(runtimeClassName: string, handler?: NodeAgentHandler): void;
   unregisterNodeAgent(runtimeClassName: string): void;
+  /** Pod-bound service-account tokens, as the kubelets get them. */
+  podTokens: PodTokenSource;
 }
 
 export interface ControlPlane {
@@ -117,6 +146,7 @@ const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-nod
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
+  const plugins = enabledAdmissionPlugins(options.admissionPlugins);
   const storage = options.storage ?? new MemoryStorage({ historySize: options.historySize });
   const catalog = new ResourceCatalog();
   const admissionSettings = {
@@ -129,6 +159,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   store.setAdmission(admission);
   const subresources = createSubresources(store);
   const extensions: Extensions = { ...subresources, table: createTableRenderer() };
+  // Service-account tokens: the signing key is made now; TokenRequest and the reviews are served.
+  const adminTokens = staticTokenVerifier(token);
+  const tokens = await createTokenAuthentication({ store, catalog, clock: options.clock, staticTokens: adminTokens });
+  extensions.createOnly = new Map([...(extensions.createOnly ?? []), ...tokens.createOnly]);
 
   const controllers: Array<{ start(): void; stop(): void }> = [
     new GarbageCollector(storage, store, catalog),
@@ -146,7 +180,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     new CronJobController(storage, store, catalog, { clock: options.clock, resyncMs: options.cronJobResyncMs }),
     new EndpointsController(storage, store, catalog),
     new EndpointSliceController(storage, store, catalog),
+    new ClusterRoleAggregationController(storage, store, catalog),
   ];
+  const ruleResolver = new RuleResolver(storage, catalog);
+  controllers.push(ruleResolver);
   for (const c of controllers) c.start();
   const apiAccess = { port: 0, caPem: '' };
   const cluster = startClusterControllers(
@@ -157,7 +194,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       subresources,
       apiServerAccess: {
         apiServer: () => ({ host: host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port: apiAccess.port }),
-        token: () => token,
+        podTokens: tokens.podTokens,
         caPem: () => apiAccess.caPem,
       },
     },
@@ -170,6 +207,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   for (const name of BOOTSTRAP_NAMESPACES) {
     if (!store.getStored(nsDef, undefined, name)) await store.create(nsDef, undefined, { metadata: { name } }, ctx);
   }
+  await ensureBootstrapPolicy(store, catalog);
 
   const certs = generateServingCertificates([host]);
   // Every namespace's kube-root-ca.crt carries the CA that signed the serving certificate.
@@ -181,12 +219,28 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   apiAccess.caPem = certs.ca.certPem;
   const routes: NonNullable<ApiServerOptions['routes']> = [];
   installOpenApi({ catalog, storage, addRoute: (r) => routes.push(r) });
+  routes.push(tokens.discoveryRoute);
+  // Access reviews ask the same authorizer every request answers to; RBAC writes are checked for
+  // escalation between mutating admission and validation, as kube's RBAC storage does.
+  const authorizer = unionAuthorizer([privilegedGroupAuthorizer, new RbacAuthorizer(ruleResolver)]);
+  extensions.createOnly = new Map([...(extensions.createOnly ?? []), ...accessReviews(authorizer, ruleResolver)]);
+  const escalation = new EscalationAdmission(new EscalationCheck(authorizer, ruleResolver), admission);
+  // Built-in validating plugins run ahead of the webhooks (and of setAdmission's replacement).
+  store.setAdmission(
+    plugins.has(OWNER_REFERENCES_PERMISSION_ENFORCEMENT)
+      ? new OwnerReferencesPermissionEnforcement(authorizer, catalog, escalation)
+      : escalation,
+  );
   const api = createApiServer({
     catalog,
     store,
     extensions,
-    authenticator: new BearerAuthenticator([staticTokenVerifier(token)]),
-    authorizer: unionAuthorizer([privilegedGroupAuthorizer, { authorize: () => ({ allowed: true, reason: '' }) }]),
+    authenticator: new BearerAuthenticator([
+      adminTokens,
+      tokens.verifier,
+      ...(options.users ?? []).map((u) => staticTokenVerifier(u.token, u.user)),
+    ]),
+    authorizer,
     tls: certs.serving,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     routes,
@@ -241,13 +295,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       catalog,
       watches: api.watches,
       extensions,
-      setAdmission: (a) => store.setAdmission(a),
+      setAdmission: (a) => escalation.setInner(a),
       setServiceResolver: (r) => admission.setServiceResolver(r),
       addRoute: (r) => routes.push(r),
       onStop: (fn) => stopHooks.push(fn),
       nodes: cluster.nodes,
       registerNodeAgent: (rc, handler) => cluster.registerNodeAgent(rc, handler),
       unregisterNodeAgent: (rc) => cluster.unregisterNodeAgent(rc),
+      podTokens: tokens.podTokens,
     },
   };
 }

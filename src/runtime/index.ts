@@ -2,7 +2,8 @@
 // the client, the informer cache, the work queue, the controller builder, the manager (leader
 // election, metrics, probes, graceful shutdown), admission webhooks, events and helpers.
 export * from './client/index.ts';
-export type { PolicyRule } from './client/rbac.ts';
+export { eventRecorderRules, leaderElectionRules } from './client/rbac.ts';
+export type { ComponentRules, PolicyRule } from './client/rbac.ts';
 export * from './cache/index.ts';
 export * from './queue/index.ts';
 export * from './controller/index.ts';

@@ -4,32 +4,15 @@
 // webhook through their Service's Endpoints, and a peer pod on the added node gets a real VM.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { kubectl } from '../helpers/kubectl.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { runCli } from './helpers.ts';
+import { processesMentioning, runCli } from './helpers.ts';
 
 const NS = 'peerpods-system';
-
-/** PIDs of live processes whose command line or environment mentions `marker`. */
-function processesMentioning(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
-      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
-      if (state !== 'Z' && (cmdline.includes(marker) || environ.includes(marker))) found.push(Number(entry));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
-}
 
 async function ok(kc: string, args: string[], input?: string): Promise<string> {
   const r = await kubectl(kc, args, { ...(input !== undefined ? { input } : {}), timeoutMs: 120_000 });
@@ -69,7 +52,7 @@ test('cluster start + deploy + PeerPodConfig: operators, webhook and adaptors ru
   assert.equal((await deploy.exited).code, 0, deploy.output());
   await ok(kc, ['wait', '-n', NS, '--for=condition=Available', 'deployment', '--all', '--timeout=90s']);
   // The operator's own JSON log lines, through the kubelet's log endpoint.
-  const logs = await ok(kc, ['logs', '-n', NS, 'deploy/peerpods-controller-manager']);
+  const logs = await ok(kc, ['logs', '-n', NS, 'deploy/peerpod-controller']);
   assert.match(logs, /^\{.*"msg"/m, logs);
 
   const settings = {

@@ -1,10 +1,9 @@
 // `peerpods demo` through the real CLI on QEMU: exit 0 and a ✓ line for every step, including the
 // over-the-limit, failure-path and orphan-sweep steps; no VM process left afterwards.
 import assert from 'node:assert/strict';
-import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
 import { demoSteps, qemuProcessesUnder } from '../../src/peerpod/index.ts';
-import { runCli } from './helpers.ts';
+import { STATE_TMPDIR, runCli } from './helpers.ts';
 
 describe('peerpods demo (qemu)', { timeout: 120_000 }, () => {
   it('every step holds and the command exits 0', async () => {
@@ -27,7 +26,7 @@ describe('peerpods demo (qemu)', { timeout: 120_000 }, () => {
       assert.match(out, want);
     }
     assert.match(out, /all \d+ steps held/);
-    const demoDir = /state and logs in (\S+)/.exec(out)?.[1] ?? `${tmpdir()}/peerpods-demo-`;
+    const demoDir = /state and logs in (\S+)/.exec(out)?.[1] ?? `${STATE_TMPDIR}/peerpods-demo-`;
     assert.deepEqual(await qemuProcessesUnder(demoDir), []);
   });
 });

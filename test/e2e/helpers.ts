@@ -1,8 +1,15 @@
 // Runs the real `peerpods` CLI as a child process and follows its output.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/**
+ * Where e2e state directories go: not under /tmp, which the PeerPod controller's pod mounts an
+ * emptyDir over, so it would not see the VMs there (`peerpods start` refuses such a directory).
+ */
+export const STATE_TMPDIR = '/var/tmp';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -54,4 +61,32 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
       });
     },
   };
+}
+
+/** PIDs of live processes (zombies excluded) whose command line or environment mentions `marker`. */
+export function processesMentioning(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
+      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
+      if (state !== 'Z' && (cmdline.includes(marker) || environ.includes(marker))) found.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** SIGKILLs every process that mentions `marker` (a test's temporary directory): nothing outlives a test. */
+export function killProcessesMentioning(marker: string): void {
+  for (const pid of processesMentioning(marker)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 }

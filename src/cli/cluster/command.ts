@@ -19,6 +19,7 @@ interface StartOptions {
   stateDir: string;
   localImage: string[];
   remoteRuntimeClass: string[];
+  enableAdmissionPlugins: string[];
 }
 
 export function registerClusterCommands(program: Command): void {
@@ -47,6 +48,12 @@ export function registerClusterCommands(program: Command): void {
       collect,
       [],
     )
+    .option(
+      '--enable-admission-plugins <names>',
+      'admission plugins to turn on besides the defaults, comma-separated, as kube-apiserver (OwnerReferencesPermissionEnforcement)',
+      commaSeparated,
+      [],
+    )
     .action(async (opts: StartOptions) => {
       const kubeconfigPath = resolve(opts.kubeconfig);
       // Loaded here, not at the top: operators started by the same CLI never pay for the control plane.
@@ -57,6 +64,7 @@ export function registerClusterCommands(program: Command): void {
         kubeconfigPath,
         nodes: opts.nodes,
         processRuntime: processRuntimeOptions(resolve(opts.stateDir), opts.localImage),
+        admissionPlugins: opts.enableAdmissionPlugins,
       });
       for (const runtimeClass of [REMOTE_RUNTIME_CLASS, ...opts.remoteRuntimeClass])
         cp.internals.registerNodeAgent(runtimeClass);
@@ -73,6 +81,17 @@ export function registerClusterCommands(program: Command): void {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** A kube-style list flag: repeatable, each value comma-separated. */
+function commaSeparated(value: string, previous: string[]): string[] {
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 function parseCount(value: string): number {

@@ -62,24 +62,44 @@ export async function applyAll(
   log: (line: string) => void = () => {},
 ): Promise<void> {
   const sorted = [...objects].sort((a, b) => rank(a) - rank(b));
+  // CRDs are established together (they sort next to each other), before the first object after them.
+  const establishing: string[] = [];
+  const established = () =>
+    Promise.all(establishing.splice(0).map((name) => waitEstablished(client, name))).then(() => undefined);
   for (const obj of sorted) {
+    const crd = obj.kind === 'CustomResourceDefinition';
+    if (!crd) await established();
     await serverSideApply(client, typeOf(obj), obj, { fieldManager: FIELD_MANAGER, force: true });
     log(`applied ${describe(obj)}`);
-    if (obj.kind === 'CustomResourceDefinition') await waitEstablished(client, obj.metadata.name as string);
+    if (crd) establishing.push(obj.metadata.name as string);
   }
+  await established();
+}
+
+export interface DeleteOptions {
+  /** Delete a live object only when this holds (it is read first); others are kept and reported. */
+  onlyIf?: (live: KubeObject) => boolean;
 }
 
 export async function deleteAll(
   client: KubeClient,
   objects: KubeObject[],
   log: (line: string) => void = () => {},
+  opts: DeleteOptions = {},
 ): Promise<void> {
   const sorted = [...objects].sort((a, b) => rank(b) - rank(a));
   for (const obj of sorted) {
+    const type = typeOf(obj);
+    const name = obj.metadata.name as string;
     try {
-      await client.delete(typeOf(obj), obj.metadata.name as string, obj.metadata.namespace, {
-        propagationPolicy: 'Background',
-      });
+      if (opts.onlyIf) {
+        const live = await client.get<KubeObject>(type, name, obj.metadata.namespace);
+        if (!opts.onlyIf(live)) {
+          log(`${describe(obj)} kept: not created by deploy`);
+          continue;
+        }
+      }
+      await client.delete(type, name, obj.metadata.namespace, { propagationPolicy: 'Background' });
       log(`deleted ${describe(obj)}`);
     } catch (err) {
       if (!isNotFound(err)) throw err;

@@ -9,8 +9,9 @@ import { allCrds as peerPodCrds } from '../../peerpod/index.ts';
 import { kvmCrds } from '../../kvm/index.ts';
 
 /** Every CRD this package defines: the peer-pod and the kvm-operator APIs. */
-const allCrds = () => [...peerPodCrds(), ...kvmCrds()];
+export const allCrds = () => [...peerPodCrds(), ...kvmCrds()];
 import { applyAll, deleteAll } from './apply.ts';
+import { claimNamespaces, madeByDeploy } from './ownership.ts';
 import { DEFAULT_IMAGE, DEFAULT_NAMESPACE, buildFiles, buildLayers, deployObjects } from './layers.ts';
 import type { ManifestOptions } from './layers.ts';
 
@@ -32,6 +33,7 @@ interface ClusterOpts {
   kubeconfig?: string;
   namespace: string;
   image: string;
+  peerpodControllerArg?: string[];
 }
 
 async function withClient<T>(o: { kubeconfig?: string }, fn: (c: KubeClient) => Promise<T>): Promise<T> {
@@ -54,13 +56,27 @@ export async function uninstall(o: { kubeconfig?: string }): Promise<void> {
 }
 
 export async function deploy(o: ClusterOpts): Promise<void> {
-  await withClient(o, (c) => applyAll(c, deployObjects({ namespace: o.namespace, image: o.image }), print));
+  const opts: ManifestOptions = {
+    namespace: o.namespace,
+    image: o.image,
+    peerPodControllerArgs: o.peerpodControllerArg ?? [],
+  };
+  await withClient(o, (c) => deployTo(c, opts, print));
 }
 
-/** Removes what deploy made except the CRDs: deleting them would delete every PeerPod (use uninstall). */
+/** What `deploy` applies, through a client: also `peerpods start`'s deploy onto its embedded cluster. */
+export async function deployTo(c: KubeClient, opts: ManifestOptions, log: (line: string) => void): Promise<void> {
+  const objects = deployObjects(opts);
+  await applyAll(c, await claimNamespaces(c, objects, log), log);
+}
+
+/**
+ * Removes what deploy made except the CRDs (deleting them would delete every PeerPod: use
+ * uninstall); a namespace that existed before deploy stays, with what is in it.
+ */
 export async function undeploy(o: ClusterOpts): Promise<void> {
   const l = buildLayers({ namespace: o.namespace, image: o.image });
-  await withClient(o, (c) => deleteAll(c, [...l.rbac, ...l.manager], print));
+  await withClient(o, (c) => deleteAll(c, [...l.rbac, ...l.manager], print, { onlyIf: madeByDeploy }));
 }
 
 export function registerManifestCommands(program: Command): void {
@@ -90,8 +106,17 @@ export function registerManifestCommands(program: Command): void {
     .description('delete the CRDs (and with them every PeerPod)')
     .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .action(uninstall);
-  cluster(program.command('deploy').description('apply config/default: CRDs, RBAC, the controller Deployment')).action(
-    deploy,
-  );
-  cluster(program.command('undeploy').description('delete what deploy applied, except the CRDs')).action(undeploy);
+  cluster(program.command('deploy').description('apply config/default: CRDs, RBAC, the controller Deployment'))
+    .option(
+      '--peerpod-controller-arg <flag>',
+      "a flag added to the PeerPod controller's container args, e.g. --orphan-grace=30s (repeatable)",
+      (v: string, prev: string[]) => [...prev, v],
+      [],
+    )
+    .action(deploy);
+  cluster(
+    program
+      .command('undeploy')
+      .description('delete what deploy created, except the CRDs and a namespace it did not create'),
+  ).action(undeploy);
 }

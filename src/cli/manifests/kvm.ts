@@ -1,11 +1,11 @@
-// The kvm-operator's share of config/: its CRDs, service account and cluster role, its Deployment,
+// The kvm-operator's share of config/: its CRDs, its ServiceAccount and roles, its Deployment,
 // and samples (a Release and a KVMConfig). Merged into the layers by layers.ts.
 import type { KubeObject } from '../../runtime/index.ts';
 import { KVM_DEFAULTS, kvmCrds, kvmOperatorRbacRules, kvmSamples } from '../../kvm/index.ts';
 import { operatorDeployment } from './deployment.ts';
+import { componentRbac } from './rbac.ts';
 
 const NAME = 'kvm-operator';
-const RBAC_API = 'rbac.authorization.k8s.io/v1';
 
 export interface KvmLayers {
   crd: KubeObject[];
@@ -15,27 +15,7 @@ export interface KvmLayers {
 }
 
 export function kvmLayers(ns: string, image: string, labels: Record<string, string>): KvmLayers {
-  const meta = (name: string, namespace?: string) => ({
-    name,
-    ...(namespace ? { namespace } : {}),
-    labels: { ...labels },
-  });
-  const rbac: KubeObject[] = [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME, ns) },
-    {
-      apiVersion: RBAC_API,
-      kind: 'ClusterRole',
-      metadata: meta(`${NAME}-role`),
-      rules: kvmOperatorRbacRules({ general: KVM_DEFAULTS.clusterRoleGeneral, psp: KVM_DEFAULTS.clusterRolePsp }),
-    },
-    {
-      apiVersion: RBAC_API,
-      kind: 'ClusterRoleBinding',
-      metadata: meta(`${NAME}-rolebinding`),
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${NAME}-role` },
-      subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
-    },
-  ];
+  const rules = kvmOperatorRbacRules(KVM_DEFAULTS);
   const manager: KubeObject[] = [
     operatorDeployment({
       name: NAME,
@@ -48,5 +28,5 @@ export function kvmLayers(ns: string, image: string, labels: Record<string, stri
       resources: { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '512Mi' } },
     }),
   ];
-  return { crd: kvmCrds(), rbac, manager, samples: kvmSamples() };
+  return { crd: kvmCrds(), rbac: componentRbac({ name: NAME, rules }, ns, labels), manager, samples: kvmSamples() };
 }

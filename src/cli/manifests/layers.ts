@@ -5,30 +5,40 @@
 import { stringify } from 'yaml';
 import type { KubeObject } from '../../runtime/index.ts';
 import {
+  ADAPTOR_SERVICE_ACCOUNT,
   API_VERSION,
   DEFAULT_CONFIGMAP,
   DEFAULT_SECRET,
   LEADER_ELECTION_ID,
+  WEBHOOK_SERVICE_ACCOUNT,
+  adaptor,
   allCrds,
   peerPodConfigRbacRules,
   peerPodRbacRules,
 } from '../../peerpod/index.ts';
+import { PEERPODCONFIG_LEADER_ELECTION_ID } from '../run/peerpodconfig.ts';
 import { kvmLayers } from './kvm.ts';
 import { PROBE_PORT, READINESS_PERIOD_SECONDS, operatorDeployment } from './deployment.ts';
+import { componentRbac } from './rbac.ts';
+import type { Component } from './rbac.ts';
 
 export interface ManifestOptions {
   /** Namespace of the operator (its $PEERPODS_NAMESPACE). Default peerpods-system. */
   namespace?: string;
   image?: string;
+  /** Flags appended to the PeerPod controller's container args (`peerpods deploy --peerpod-controller-arg`). */
+  peerPodControllerArgs?: string[];
 }
 
 export const DEFAULT_NAMESPACE = 'peerpods-system';
 export const DEFAULT_IMAGE = 'ghcr.io/peerpods/peerpods:latest';
-const NAME = 'peerpods-controller-manager';
+/** Component names: each is its Deployment's, its ServiceAccount's and its roles' name. */
+const NAME = 'peerpod-controller';
+const PPC_NAME = 'peerpodconfig-controller';
+/** The PeerPod controller's Deployment (`kubectl logs deploy/…`). */
+export const PEERPOD_CONTROLLER_DEPLOYMENT = NAME;
 const LABELS = { 'app.kubernetes.io/name': 'peerpods', 'app.kubernetes.io/managed-by': 'peerpods' };
 const SELECTOR = { 'control-plane': 'peerpod-controller' };
-const PPC_NAME = 'peerpods-peerpodconfig-controller';
-const PPC_ROLE = 'peerpods-peerpodconfig-role';
 
 export interface Layers {
   crd: KubeObject[];
@@ -41,46 +51,35 @@ function meta(name: string, namespace?: string): KubeObject['metadata'] {
   return { name, ...(namespace ? { namespace } : {}), labels: { ...LABELS } };
 }
 
+/**
+ * One identity per component, each with only the rules its code needs (the rule generators say
+ * why each rule exists): the two controllers, the webhook (no API access, so no token) and the
+ * adaptor, whose DaemonSet the PeerPodConfig controller creates with this ServiceAccount.
+ */
+function components(ns: string): Component[] {
+  const settings = { configMap: DEFAULT_CONFIGMAP, secret: DEFAULT_SECRET };
+  return [
+    { name: NAME, rules: peerPodRbacRules({ ...settings, leaseName: LEADER_ELECTION_ID }) },
+    {
+      name: PPC_NAME,
+      rules: peerPodConfigRbacRules({ namespace: ns, leaseName: PEERPODCONFIG_LEADER_ELECTION_ID }),
+    },
+    { name: WEBHOOK_SERVICE_ACCOUNT, rules: { cluster: [], namespaced: [] }, needsToken: false },
+    { name: ADAPTOR_SERVICE_ACCOUNT, rules: adaptor.adaptorRbacRules(settings) },
+  ];
+}
+
 export function buildLayers(opts: ManifestOptions = {}): Layers {
   const ns = opts.namespace ?? DEFAULT_NAMESPACE;
-  const rules = peerPodRbacRules({ configMap: DEFAULT_CONFIGMAP, secret: DEFAULT_SECRET });
-  const ppcRules = peerPodConfigRbacRules();
-  const subject = [{ kind: 'ServiceAccount', name: NAME, namespace: ns }];
-  const rbacApi = 'rbac.authorization.k8s.io/v1';
-  const binding = (kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, roleKind: string, roleName: string) => ({
-    apiVersion: rbacApi,
-    kind,
-    metadata: meta(name, kind === 'RoleBinding' ? ns : undefined),
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleName },
-    subjects: subject,
-  });
-  const rbac: KubeObject[] = [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME, ns) },
-    { apiVersion: rbacApi, kind: 'ClusterRole', metadata: meta('peerpods-manager-role'), rules: rules.cluster },
-    binding('ClusterRoleBinding', 'peerpods-manager-rolebinding', 'ClusterRole', 'peerpods-manager-role'),
-    { apiVersion: rbacApi, kind: 'Role', metadata: meta('peerpods-settings-reader', ns), rules: rules.settings },
-    binding('RoleBinding', 'peerpods-settings-reader-binding', 'Role', 'peerpods-settings-reader'),
-    {
-      apiVersion: rbacApi,
-      kind: 'Role',
-      metadata: meta('peerpods-leader-election-role', ns),
-      rules: rules.leaderElection,
-    },
-    binding('RoleBinding', 'peerpods-leader-election-rolebinding', 'Role', 'peerpods-leader-election-role'),
-    // The PeerPodConfig controller runs under the same service account (its own Deployment).
-    { apiVersion: rbacApi, kind: 'ClusterRole', metadata: meta(PPC_ROLE), rules: ppcRules.cluster },
-    binding('ClusterRoleBinding', `${PPC_ROLE}binding`, 'ClusterRole', PPC_ROLE),
-    { apiVersion: rbacApi, kind: 'Role', metadata: meta(PPC_ROLE, ns), rules: ppcRules.namespaced },
-    binding('RoleBinding', `${PPC_ROLE}binding`, 'Role', PPC_ROLE),
-  ];
+  const rbac = components(ns).flatMap((c) => componentRbac(c, ns, LABELS));
   const manager: KubeObject[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns) },
-    deployment(ns, opts.image ?? DEFAULT_IMAGE),
+    deployment(ns, opts.image ?? DEFAULT_IMAGE, opts.peerPodControllerArgs ?? []),
     peerPodConfigDeployment(ns, opts.image ?? DEFAULT_IMAGE),
     {
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: meta('peerpods-controller-manager-metrics', ns),
+      metadata: meta(`${NAME}-metrics`, ns),
       spec: {
         selector: SELECTOR,
         ports: [{ name: 'http-metrics', port: PROBE_PORT, targetPort: PROBE_PORT, protocol: 'TCP' }],
@@ -110,7 +109,7 @@ export function buildLayers(opts: ManifestOptions = {}): Layers {
   };
 }
 
-function deployment(ns: string, image: string): KubeObject {
+function deployment(ns: string, image: string, extraArgs: string[]): KubeObject {
   const probe = (path: string, initialDelaySeconds: number, periodSeconds: number) => ({
     httpGet: { path, port: PROBE_PORT },
     ...(initialDelaySeconds > 0 ? { initialDelaySeconds } : {}),
@@ -135,7 +134,13 @@ function deployment(ns: string, image: string): KubeObject {
             {
               name: 'manager',
               image,
-              args: ['run', 'peerpod-controller', '--leader-elect', `--health-probe-bind-address=:${PROBE_PORT}`],
+              args: [
+                'run',
+                'peerpod-controller',
+                '--leader-elect',
+                `--health-probe-bind-address=:${PROBE_PORT}`,
+                ...extraArgs,
+              ],
               env: [
                 { name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
                 { name: 'PEERPODS_STATE_DIR', value: '/tmp/peerpods' },
@@ -172,7 +177,7 @@ function peerPodConfigDeployment(ns: string, image: string): KubeObject {
     name: PPC_NAME,
     namespace: ns,
     image,
-    serviceAccountName: NAME,
+    serviceAccountName: PPC_NAME,
     labels: LABELS,
     selector: { 'control-plane': 'peerpodconfig-controller' },
     operator: 'peerpodconfig-controller',
@@ -204,6 +209,14 @@ function fileName(o: KubeObject): string {
   return `${o.kind?.toLowerCase()}_${o.metadata.name}.yaml`;
 }
 
+/** RBAC names repeat across namespaces (a component's Roles): one outside the operator's is `kind_namespace_name.yaml`. */
+function rbacFileNamer(ns: string): (o: KubeObject) => string {
+  return (o) => {
+    const at = o.metadata.namespace && o.metadata.namespace !== ns ? `${o.metadata.namespace}_` : '';
+    return `${o.kind?.toLowerCase()}_${at}${o.metadata.name}.yaml`;
+  };
+}
+
 /** Every file of config/, one object per file, with a kustomization.yaml per layer. */
 export function buildFiles(opts: ManifestOptions = {}): ManifestFile[] {
   const layers = buildLayers(opts);
@@ -218,7 +231,7 @@ export function buildFiles(opts: ManifestOptions = {}): ManifestFile[] {
     return `bases/${spec.group}_${spec.names.plural}.yaml`;
   };
   layer('crd', layers.crd, crdName);
-  layer('rbac', layers.rbac);
+  layer('rbac', layers.rbac, rbacFileNamer(opts.namespace ?? DEFAULT_NAMESPACE));
   layer('manager', layers.manager);
   layer('samples', layers.samples);
   files.push({ path: 'default/kustomization.yaml', content: kustomization(['../crd', '../rbac', '../manager']) });

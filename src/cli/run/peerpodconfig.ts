@@ -1,6 +1,6 @@
 // `peerpods run peerpodconfig-controller`: the PeerPodConfig controller (node VM capacity, the
 // adaptor DaemonSet, the webhook Deployment/Service/certificate/MutatingWebhookConfiguration)
-// against the current kubeconfig context, or in-cluster.
+// against the current kubeconfig context, or in-cluster, for the PeerPodConfigs of its namespace.
 import type { Command } from 'commander';
 import {
   DEFAULT_ADAPTOR_IMAGE,
@@ -38,6 +38,8 @@ export async function runPeerPodConfigController(o: RunPeerPodConfigOptions): Pr
     healthProbeBindAddress: o.healthProbeBindAddress,
   });
   setupPeerPodConfigController(manager, {
+    // Its Role covers only its own namespace: PeerPodConfigs elsewhere are not its to honour.
+    namespace,
     extendedResource: o.extendedResource,
     adaptorImage: o.adaptorImage,
     deployAdaptor: o.deployAdaptor,
@@ -56,7 +58,10 @@ export function registerPeerPodConfigCommand(program: Command): void {
     .command('peerpodconfig-controller')
     .description('advertise pod VM capacity on nodes; deploy the adaptor DaemonSet and the pod webhook')
     .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
-    .option('--namespace <ns>', 'namespace of the leader-election Lease (default: $PEERPODS_NAMESPACE)')
+    .option(
+      '--namespace <ns>',
+      'the only namespace whose PeerPodConfigs it honours, and of its Lease (default: $PEERPODS_NAMESPACE)',
+    )
     .option('--extended-resource <name>', 'node resource one pod VM takes', webhook.DEFAULT_EXTENDED_RESOURCE)
     .option(
       '--adaptor-image <ref>',

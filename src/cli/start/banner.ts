@@ -2,8 +2,17 @@
 // that walk through a peer pod's life.
 import { relative } from 'node:path';
 import { stringify } from 'yaml';
-import { QEMU_BINARY, RUNTIME_CLASS, SAMPLE_LIMIT, peerPodManifest } from '../../peerpod/index.ts';
+import {
+  ADAPTOR_DAEMONSET,
+  QEMU_BINARY,
+  RUNTIME_CLASS,
+  SAMPLE_LIMIT,
+  STACK_NAMESPACE,
+  WEBHOOK_DEPLOYMENT,
+  peerPodManifest,
+} from '../../peerpod/index.ts';
 import type { ProviderChoice } from '../../peerpod/index.ts';
+import { PEERPOD_CONTROLLER_DEPLOYMENT } from '../manifests/layers.ts';
 
 export function peerPodYaml(name: string): string {
   return stringify(peerPodManifest(name));
@@ -19,7 +28,6 @@ export interface BannerInfo {
   providerConfig: Record<string, string>;
   nodes: string[];
   clusterUid: string;
-  webhook: { host: string; port: number };
   reapedAtStart: number;
 }
 
@@ -40,8 +48,9 @@ export function bannerLines(b: BannerInfo): string[] {
     lines.push(`          VM state, logs and QMP sockets: ${rel(b.providerConfig.QEMU_STATE_DIR)}`);
   if (b.reapedAtStart > 0) lines.push(`          deleted ${b.reapedAtStart} VM(s) an earlier run left behind`);
   lines.push(
-    `running: PeerPod + PeerPodConfig controllers, pod webhook (https://${b.webhook.host}:${b.webhook.port}, in-process;`,
-    `         a real cluster runs the peer-pods-webhook Deployment), one adaptor per node, RuntimeClass ${RUNTIME_CLASS},`,
+    `deployed: \`peerpods install\` + \`peerpods deploy\` (config/default) into ${STACK_NAMESPACE}, as on a real cluster:`,
+    `         PeerPod + PeerPodConfig controllers (Deployments), webhook (Deployment ${WEBHOOK_DEPLOYMENT}),`,
+    `         one adaptor pod per node (DaemonSet ${ADAPTOR_DAEMONSET}) — each a process pod; RuntimeClass ${RUNTIME_CLASS},`,
     `         PeerPodConfig peerpodconfig-sample (limit ${SAMPLE_LIMIT} VMs, spread over the nodes)`,
     `kubeconfig: ${rel(b.kubeconfigPath)} · logs: ${rel(b.logFile)}`,
     '',
@@ -55,6 +64,8 @@ export function bannerLines(b: BannerInfo): string[] {
   lines.push(
     `  ${k} get nodes -o custom-columns=NAME:.metadata.name,VMS:.status.allocatable.kata\\.peerpods\\.io/vm`,
     `  ${k} delete pod peer-pod-1                        # the VM goes, then the PeerPod`,
+    `  ${k} get pods -n ${STACK_NAMESPACE} -o wide             # the operator, webhook and adaptor pods`,
+    `  ${k} logs -n ${STACK_NAMESPACE} deploy/${PEERPOD_CONTROLLER_DEPLOYMENT}`,
     '',
   );
   return lines;

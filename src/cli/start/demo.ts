@@ -2,7 +2,6 @@
 // Exit 0 only if every step held; otherwise 1, with the failing step's ✗ line.
 import type { Command } from 'commander';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chooseProvider, runDemo } from '../../peerpod/index.ts';
 import type { StackProviderName, StepResult } from '../../peerpod/index.ts';
@@ -17,14 +16,14 @@ export interface DemoOptions {
 }
 
 export async function demo(o: DemoOptions, print: (line: string) => void): Promise<StepResult[]> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'peerpods-demo-'));
   const choice = await chooseProvider(o.provider);
+  // The control plane is loaded only by the commands that run one (`run …` operators start faster).
+  const { POD_VISIBLE_TMPDIR, startLocalStack } = await import('./local-stack.ts');
+  const dir = await mkdtemp(path.join(POD_VISIBLE_TMPDIR, 'peerpods-demo-'));
   print(`peerpods demo: provider ${choice.name} — ${choice.reason}`);
   if (choice.installHint) print(`  ${choice.installHint}`);
   print(`  state and logs in ${dir}`);
   const started = performance.now();
-  // The control plane is loaded only by the commands that run one (`run …` operators start faster).
-  const { startLocalStack } = await import('./local-stack.ts');
   const local = await startLocalStack({
     nodes: 2,
     provider: choice.name,
@@ -34,7 +33,7 @@ export async function demo(o: DemoOptions, print: (line: string) => void): Promi
     sweepIntervalMs: 1000,
   });
   print(
-    `  stack up in ${((performance.now() - started) / 1000).toFixed(2)} s: control plane, nodes ${local.nodes.join(', ')}, controllers, webhook, adaptors`,
+    `  stack up in ${((performance.now() - started) / 1000).toFixed(2)} s: cluster (nodes ${local.nodes.join(', ')}), install + deploy; controllers, webhook and adaptors running as pods`,
   );
   let results: StepResult[] = [];
   try {

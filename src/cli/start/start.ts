@@ -1,7 +1,8 @@
-// `peerpods start` (= `npm start`), the main job: the embedded control plane with simulated worker
-// nodes and the whole peer-pods stack on it (controllers, webhook, one adaptor per node), a sample
-// PeerPodConfig, a kubeconfig and the kubectl commands to try; then a live summary until Ctrl-C,
-// which stops everything and checks that no VM process is left.
+// `peerpods start` (= `npm start`), the main job: the embedded cluster with simulated worker nodes
+// and the peer-pods stack deployed on it as on a real cluster (controllers, webhook and one adaptor
+// per node, all process pods), a sample PeerPodConfig, a kubeconfig and the kubectl commands to try;
+// then a live summary until Ctrl-C, which stops everything and checks that no VM process is left.
+// The state directory is locked while a run holds it.
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import { createWriteStream, writeFileSync } from 'node:fs';
@@ -15,6 +16,8 @@ import type { LocalStack } from './local-stack.ts';
 import { parseDurationFlag, parsePort } from '../options.ts';
 import { onShutdown } from '../signals.ts';
 import { bannerLines, peerPodYaml } from './banner.ts';
+import { lockStateDir } from './state-lock.ts';
+import type { StateDirLock } from './state-lock.ts';
 
 export interface StartOptions {
   port: number;
@@ -41,13 +44,29 @@ export function fileLogger(name: string, file: string): Logger {
   return createLogger(name, { destination: createWriteStream(file, { flags: 'a' }) });
 }
 
-/** The stack, the banner and `peerpods ready`; shared with tests that drive it in-process. */
+/** The lock, the stack, the banner and `peerpods ready`. */
 export async function startMain(
   o: StartOptions,
   print: (line: string) => void,
-): Promise<{ local: LocalStack; choice: ProviderChoice; stateDir: string }> {
+): Promise<{ local: LocalStack; choice: ProviderChoice; stateDir: string; lock: StateDirLock }> {
   const kubeconfigPath = path.resolve(o.kubeconfig);
   const stateDir = path.dirname(kubeconfigPath);
+  // Before anything is touched: a run holding the directory keeps its VMs and its kubeconfig.
+  const lock = lockStateDir(stateDir);
+  try {
+    return { ...(await startLocked(o, print, kubeconfigPath, stateDir)), lock };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startLocked(
+  o: StartOptions,
+  print: (line: string) => void,
+  kubeconfigPath: string,
+  stateDir: string,
+): Promise<{ local: LocalStack; choice: ProviderChoice; stateDir: string }> {
   const choice = await chooseProvider(o.provider);
   const logFile = path.join(stateDir, 'peerpods.log');
   print(`peerpods: starting (provider ${choice.name}; logs in ${logFile})`);
@@ -75,7 +94,6 @@ export async function startMain(
     providerConfig: stack.providerConfig,
     nodes: local.nodes,
     clusterUid: stack.clusterUid,
-    webhook: stack.webhookAddress,
     reapedAtStart: stack.reapedAtStart,
   }))
     print(line);
@@ -142,11 +160,20 @@ export function registerStartCommand(program: Command): void {
     .option('--orphan-grace <duration>', 'age before a VM no PeerPod names is deleted', parseDurationFlag, 60_000)
     .action(async (o: StartOptions) => {
       const print = (line: string): void => console.log(line);
-      const { local, choice, stateDir } = await startMain(o, print);
-      const stopSummary = liveSummary(local, o.summaryInterval, print);
+      // Handled from the start: a signal during start-up (or right after `peerpods ready`) must still
+      // stop the cluster's pods, which a default SIGTERM death would leave running.
+      let stopSummary: () => Promise<void> = async () => undefined;
+      const starting = startMain(o, print);
       onShutdown(async () => {
+        const started = await starting.catch(() => undefined);
+        if (!started) return;
         await stopSummary();
-        await stopMain(local, choice, stateDir, print);
+        try {
+          await stopMain(started.local, started.choice, started.stateDir, print);
+        } finally {
+          started.lock.release();
+        }
       });
+      stopSummary = liveSummary((await starting).local, o.summaryInterval, print);
     });
 }

@@ -1,5 +1,6 @@
 // The AdmissionReview v1 exchange: the request kube-apiserver builds from the admission
 // attributes, and the checks it runs on the answer (webhook/request/admissionreview.go).
+import type { UserInfo } from '../auth/user.ts';
 import { isObject } from '../../apimachinery/json/index.ts';
 import { randomUUID } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
@@ -14,17 +15,14 @@ export interface ReviewResponse {
   warnings: string[];
 }
 
-function userInfo(user: string): JsonObject {
-  if (user.startsWith('system:serviceaccount:')) {
-    const ns = user.split(':')[2];
-    return {
-      username: user,
-      groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
-    };
-  }
-  if (user === 'system:anonymous') return { username: user, groups: ['system:unauthenticated'] };
-  // The one static client user is cluster-admin, as a kubeconfig's user usually is.
-  return { username: user, groups: ['system:masters', 'system:authenticated'] };
+/** kube's authentication/v1 UserInfo: only the fields that are set. */
+function userInfo(user: UserInfo): JsonObject {
+  return {
+    username: user.username,
+    ...(user.uid ? { uid: user.uid } : {}),
+    groups: [...user.groups],
+    ...(user.extra && Object.keys(user.extra).length > 0 ? { extra: user.extra } : {}),
+  };
 }
 
 function requestOptions(attrs: AdmissionAttributes): JsonObject {
@@ -64,7 +62,7 @@ export function buildReview(
     ...(attrs.name ? { name: attrs.name } : {}),
     ...(namespace ? { namespace } : {}),
     operation: attrs.operation,
-    userInfo: userInfo(attrs.ctx.user),
+    userInfo: userInfo(attrs.ctx.userInfo),
     object: obj ?? null,
     oldObject: old ?? null,
     dryRun: attrs.ctx.dryRun,

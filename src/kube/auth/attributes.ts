@@ -5,6 +5,16 @@ import type { UserInfo } from './user.ts';
 
 const API_PREFIXES = new Set(['api', 'apis']);
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+/** Path verbs (`/watch/...`, `/proxy/...`); proxy paths have no subresource (the rest is the proxied path). */
+const SPECIAL_VERBS = new Set(['watch', 'proxy']);
+const METHOD_VERBS: Record<string, string> = {
+  POST: 'create',
+  GET: 'get',
+  HEAD: 'get',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
 
 export function requestAttributes(method: string, url: URL, user: UserInfo): Attributes {
   const path = url.pathname;
@@ -40,12 +50,9 @@ export function requestAttributes(method: string, url: URL, user: UserInfo): Att
     return nonResource;
   }
 
-  let verb = ({ POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as Record<
-    string,
-    string
-  >)[method.toUpperCase()];
-  verb ??= method.toLowerCase();
-  if (parts[0] === 'watch' || parts[0] === 'proxy') {
+  // Other methods have no verb on resource paths (requestinfo.go leaves it empty).
+  let verb = Object.hasOwn(METHOD_VERBS, method.toUpperCase()) ? METHOD_VERBS[method.toUpperCase()] : '';
+  if (SPECIAL_VERBS.has(parts[0])) {
     if (parts.length > 1) verb = parts[0];
     parts = parts.slice(1);
   }
@@ -55,26 +62,23 @@ export function requestAttributes(method: string, url: URL, user: UserInfo): Att
     if (parts.length > 1) {
       namespace = parts[1];
       // /namespaces/{ns} itself, and its status/finalize, address the namespace object.
-      if (parts.length > 2 && !(parts.length === 3 && NAMESPACE_SUBRESOURCES.has(parts[2]))) parts = parts.slice(2);
+      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) parts = parts.slice(2);
     }
   }
   const resource = parts[0] ?? '';
   let name = parts[1] ?? '';
-  const subresource = parts.length >= 3 ? parts[2] : '';
+  const subresource = parts.length >= 3 && verb !== 'proxy' ? parts[2] : '';
 
-  // A GET of a collection is a list, or a watch when asked; a DELETE of one is deletecollection.
+  // A GET of a collection is a list, or a watch when asked (any value but false/0, as the query
+  // parameter conversion reads it); a list or watch narrowed to one name by `metadata.name` is
+  // authorized as that name. Path watches (`/watch/...`) never take the name from the selector.
   if (parts.length < 2 && verb === 'get') {
     const watch = url.searchParams.get('watch');
-    verb = watch !== null && watch !== 'false' && watch !== '0' ? 'watch' : 'list';
+    verb = watch !== null && watch !== '0' && watch.toLowerCase() !== 'false' ? 'watch' : 'list';
+    name = nameFromFieldSelector(url.searchParams.get('fieldSelector') ?? '');
   }
+  // A DELETE of a collection is deletecollection.
   if (parts.length < 2 && verb === 'delete') verb = 'deletecollection';
-  // A list or watch narrowed to one name by metadata.name is authorized as that name.
-  if ((verb === 'list' || verb === 'watch') && !name) {
-    for (const term of (url.searchParams.get('fieldSelector') ?? '').split(',')) {
-      const m = /^metadata\.name==?(.*)$/.exec(term.trim());
-      if (m) name = m[1];
-    }
-  }
   return {
     user,
     verb,
@@ -87,4 +91,14 @@ export function requestAttributes(method: string, url: URL, user: UserInfo): Att
     namespace,
     name,
   };
+}
+
+/** fields.Selector.RequiresExactMatch("metadata.name"), kept only when it is a valid path segment. */
+function nameFromFieldSelector(selector: string): string {
+  let name = '';
+  for (const term of selector.split(',')) {
+    const m = /^metadata\.name==?(.*)$/.exec(term.trim());
+    if (m) name = m[1];
+  }
+  return name === '.' || name === '..' || name.includes('/') || name.includes('%') ? '' : name;
 }

@@ -43,7 +43,7 @@ export class BearerAuthenticator implements Authenticator {
 }
 
 /** kube's AuthenticatedGroupAdder: every non-anonymous user is in system:authenticated. */
-function withAuthenticatedGroup(user: UserInfo): UserInfo {
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.groups.includes(SYSTEM_AUTHENTICATED)) return user;
   return { ...user, groups: [...user.groups, SYSTEM_AUTHENTICATED] };
 }

@@ -79,6 +79,7 @@ const ENTRIES: Entry[] = [
     kind: 'ServiceAccount',
     namespaced: true,
     shortNames: ['sa'],
+    subresources: ['token'],
   },
   { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'] },
   {
@@ -255,7 +256,44 @@ const ENTRIES: Entry[] = [
     categories: ['api-extensions'],
     hasGeneration: true,
   },
-  // rbac.authorization.k8s.io/v1 (stored, not enforced)
+  // authentication.k8s.io: answered on create and never stored (auth/reviews-authn.ts)
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectreviews',
+    kind: 'SelfSubjectReview',
+    namespaced: false,
+    verbs: ['create'],
+  },
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    resource: 'tokenreviews',
+    kind: 'TokenReview',
+    namespaced: false,
+    verbs: ['create'],
+  },
+  // kubectl 1.27's `auth whoami` asks v1beta1 (then v1alpha1); 1.28 and later ask v1 first.
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1beta1',
+    resource: 'selfsubjectreviews',
+    kind: 'SelfSubjectReview',
+    namespaced: false,
+    verbs: ['create'],
+  },
+  // authorization.k8s.io/v1: reviews are answered on create and never stored (auth/reviews/)
+  ...['LocalSubjectAccessReview', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview'].map(
+    (kind): Entry => ({
+      group: 'authorization.k8s.io',
+      version: 'v1',
+      resource: `${kind.toLowerCase()}s`,
+      kind,
+      namespaced: kind === 'LocalSubjectAccessReview',
+      verbs: ['create'],
+    }),
+  ),
+  // rbac.authorization.k8s.io/v1 (enforced by src/kube/auth/rbac/)
   { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true },
   {
     group: 'rbac.authorization.k8s.io',

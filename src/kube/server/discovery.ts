@@ -23,6 +23,7 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   scale: ['get', 'patch', 'update'],
   binding: ['create'],
   eviction: ['create'],
+  token: ['create'],
   finalize: ['update'],
   // Served by the kubelet through the API server (server/streaming): WebSocket GET or SPDY POST.
   attach: ['create', 'get'],
@@ -43,6 +44,7 @@ function subresourceKind(def: ResourceDef, sub: string): { group: string; versio
   if (sub === 'binding') return { group: '', version: 'v1', kind: 'Binding' };
   // kubectl drain looks for pods/eviction with a group and version (CheckEvictionSupport).
   if (sub === 'eviction') return { group: 'policy', version: 'v1', kind: 'Eviction' };
+  if (sub === 'token') return { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
   if (STREAMING_KINDS[sub]) return { group: '', version: 'v1', kind: STREAMING_KINDS[sub] };
   return { group: def.group, version: def.version, kind: def.kind };
 }

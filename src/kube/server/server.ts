@@ -18,8 +18,8 @@ import { isNodeSubresource } from './streaming/pod-target.ts';
 import { serveNodeSubresource } from './streaming/requests.ts';
 import { createUpgradeHandler } from './streaming/upgrade.ts';
 import { requestAttributes } from '../auth/attributes.ts';
-import { requireAllowed } from '../auth/forbidden.ts';
-import { impersonate } from '../auth/impersonation.ts';
+import { errorHeaders, requireAllowed } from '../auth/forbidden.ts';
+import { ImpersonationRequestError, impersonate } from '../auth/impersonation.ts';
 import type { Authenticator, Authorizer } from '../auth/types.ts';
 import type { UserInfo } from '../auth/user.ts';
 
@@ -132,6 +132,10 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
 
   const serveRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((e: unknown) => {
+      if (e instanceof ImpersonationRequestError && !res.headersSent) {
+        req.resume();
+        return sendText(res, e.code, `${e.text}\n`);
+      }
       const err = e instanceof StatusError ? e : internalError(e instanceof Error ? e.message : String(e));
       if (!(e instanceof StatusError)) console.error('peerpods apiserver: unexpected error', e);
       if (res.headersSent) {
@@ -140,6 +144,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       }
       // Unread request bodies would otherwise stall keep-alive connections.
       req.resume();
+      for (const [name, value] of Object.entries(errorHeaders(err))) res.setHeader(name, value);
       sendJson(res, err.code, statusBody(err));
     });
   };

@@ -25,7 +25,6 @@ export { peerPodNameFor } from './peerpod-record.ts';
 export { ProviderUnavailableError } from '../providers/index.ts';
 export { adaptorMetrics } from './metrics.ts';
 export { adaptorRbacRules } from './rbac.ts';
-export type { AdaptorRbac } from './rbac.ts';
 
 export interface StartAdaptorOptions extends AdaptorOptions {
   /** API client; default KubeClient.load() with `kubeconfig` (else $KUBECONFIG, in-cluster, ~/.kube/config). */

@@ -1,33 +1,34 @@
-// What the adaptor may do (for config/rbac/ when the adaptor DaemonSet is generated). Compared with
-// upstream CAA's role: get/list/watch on pods (it reconciles them instead of being called by the
-// shim), pods/status patch and pods delete (it is the kubelet for these pods here), PeerPods get/
-// list/watch besides create/patch (state lives there, not in memory), and no nodes/status (node
-// capacity is the PeerPodConfig controller's job).
-import type { PolicyRule } from '../../runtime/index.ts';
+// What the adaptor may do (the source of its part of config/rbac/; the PeerPodConfig controller's
+// DaemonSet runs it as ADAPTOR_SERVICE_ACCOUNT), each rule derived from a call it makes:
+// ClusterRole (its node's pods are in every namespace):
+// - pods list/watch: its informer (`spec.nodeName=<node>`); get: a pod's fresh state before it stops
+//   the VM; delete: finishing a pod whose VM is gone (it is the kubelet for these pods).
+// - pods/status patch: the pod's phase and conditions.
+// - pods/finalizers update: the PeerPod's owner reference to its Pod blocks the Pod's deletion,
+//   which OwnerReferencesPermissionEnforcement allows only to this verb.
+// - peerpods list/watch (informer), create (the VM record), get/patch (its fields, the finalizer).
+// - nodes list/watch: its own node, selected by name (not known when the rules are written).
+// - namespaces get kube-system: the cluster's UID, the VM tag orphan sweeps look for.
+// - events create/patch: on the pods, in their namespaces.
+// Role in $PEERPODS_NAMESPACE: the settings, by name. Compared with upstream CAA's role: pods are
+// reconciled rather than handed over by the shim, state lives in PeerPods, and no nodes/status
+// (node capacity is the PeerPodConfig controller's job).
+import { eventRecorderRules } from '../../runtime/index.ts';
+import type { ComponentRules } from '../../runtime/index.ts';
 import { GROUP } from '../api/index.ts';
+import { credentialRules } from '../providers/index.ts';
 
-export interface AdaptorRbac {
-  /** ClusterRole. */
-  cluster: PolicyRule[];
-  /** Role in $PEERPODS_NAMESPACE: the two settings objects. */
-  settings: PolicyRule[];
-}
-
-export function adaptorRbacRules(names: { configMap: string; secret: string }): AdaptorRbac {
+export function adaptorRbacRules(names: { configMap: string; secret: string }): ComponentRules {
   return {
     cluster: [
       { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'delete'] },
       { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
-      { apiGroups: [GROUP], resources: ['peerpods'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
-      // blockOwnerDeletion on a PeerPod's reference to its Pod needs this (OwnerReferencesPermissionEnforcement).
       { apiGroups: [''], resources: ['pods/finalizers'], verbs: ['update'] },
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      { apiGroups: [GROUP], resources: ['peerpods'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: ['kube-system'] },
+      ...eventRecorderRules(),
     ],
-    settings: [
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'], resourceNames: [names.configMap] },
-      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'], resourceNames: [names.secret] },
-    ],
+    namespaced: credentialRules(names),
   };
 }

@@ -1,17 +1,19 @@
-// When the node side fails: the adaptor is down and its pod is force-deleted, so only the PeerPod
-// controller can delete the VM (from the PeerPod's fields) and release the finalizer. Then a VM no
+// When the node side fails: the adaptor is down (its pod deleted, the node tainted so the DaemonSet
+// does not put it back) and the peer pod is force-deleted, so only the PeerPod controller can delete
+// the VM (from the PeerPod's fields) and release the finalizer. Then a VM no
 // PeerPod names (a crash between create and record) is swept, and everything is cleaned up.
 import { randomUUID } from 'node:crypto';
 import { Pods } from '../../runtime/index.ts';
 import { CLUSTER_UID_TAG } from '../providers/index.ts';
 import { qemuProcessesUnder } from '../main/index.ts';
+import { bringAdaptorBack, takeAdaptorDown } from './adaptor-down.ts';
 import type { DemoContext } from './context.ts';
 import { clusterVms, peerPodsOf, podsByName, running, waitFor } from './context.ts';
 import type { Step } from './runner.ts';
 
 export const failureSteps: Step<DemoContext>[] = [
   {
-    title: 'failure path: adaptor down, pod force-deleted → the PeerPod controller deletes the VM',
+    title: 'failure path: adaptor pod down, pod force-deleted → the PeerPod controller deletes the VM',
     async run(d) {
       const pod = [...(await podsByName(d)).values()].find(running);
       if (!pod) throw new Error('no running peer pod');
@@ -20,7 +22,7 @@ export const failureSteps: Step<DemoContext>[] = [
       const [pp] = await peerPodsOf(d, pod.metadata.uid as string);
       const id = pp?.spec?.instanceID;
       if (!id) throw new Error(`${name} has no PeerPod with an instance ID`);
-      await d.stack.stopAdaptor(node);
+      await takeAdaptorDown(d.client, d.stack.namespace, node, d.timeoutMs);
       const started = Date.now();
       // Nobody on the node can finish a graceful delete: force it, as for a node that is gone.
       await d.client.delete(Pods, name, d.namespace, { gracePeriodSeconds: 0 });
@@ -31,8 +33,8 @@ export const failureSteps: Step<DemoContext>[] = [
         return vmGoneMs > 0 && (await peerPodsOf(d, pod.metadata.uid as string)).length === 0;
       });
       const releasedMs = Date.now() - started;
-      await d.stack.startAdaptor(node);
-      return `${name} on ${node}: VM gone after ${vmGoneMs} ms, finalizer released, PeerPod gone after ${releasedMs} ms; adaptor restarted`;
+      await bringAdaptorBack(d.client, d.stack.namespace, node, d.timeoutMs);
+      return `${name} on ${node}: VM gone after ${vmGoneMs} ms, finalizer released, PeerPod gone after ${releasedMs} ms; adaptor pod back`;
     },
   },
   {

@@ -1,8 +1,12 @@
-// The local peer-pods stack (`peerpods start`, `peerpods demo`, the end-to-end benchmark).
-export { startPeerPodsStack } from './stack.ts';
-export type { PeerPodsStack, StackOptions } from './stack.ts';
+// The local peer-pods stack (`peerpods start`, `peerpods demo`, the end-to-end benchmark): its
+// settings and sample PeerPodConfig, readiness, summary and drain. The CLI deploys it.
+export type { PeerPodsStack } from './stack.ts';
 export type { DrainReport } from './shutdown.ts';
-export { peerPodsInCluster } from './shutdown.ts';
+export { drainPeerPods, peerPodsInCluster } from './shutdown.ts';
+export { reapPreviousRuns } from './reap.ts';
+export { applyPeerPodConfig, applySettings } from './bootstrap.ts';
+export type { BootstrapOptions } from './bootstrap.ts';
+export { waitForStackReady } from './readiness.ts';
 export { formatSummary, summarize } from './summary.ts';
 export type { Summary } from './summary.ts';
 export { until } from './readiness.ts';

@@ -48,7 +48,11 @@ export async function chooseProvider(wanted?: StackProviderName): Promise<Provid
     };
   }
   if (wanted === 'qemu') throw new Error(`--provider qemu: ${q.detail}; ${installHint}`);
-  return { name: 'simulated', reason: `${q.detail}; VMs are simulated in-process`, installHint };
+  return {
+    name: 'simulated',
+    reason: `${q.detail}; VMs are simulated (records under the state directory)`,
+    installHint,
+  };
 }
 
 /** The provider settings written to peer-pods-cm: everything under the stack's state directory. */
@@ -61,6 +65,8 @@ export function providerConfigFor(name: StackProviderName, stateDir: string): Re
   } else {
     // A few ms per call so the summary shows VMs come and go as a cloud would, without slowing tests.
     config.SIMULATED_LATENCY_MS = '20';
+    // The adaptor pods, the PeerPod controller pod and the CLI are separate processes: one cloud.
+    config.SIMULATED_STATE_DIR = path.join(stateDir, 'simulated');
   }
   return config;
 }

@@ -7,7 +7,7 @@
 // only, so several providers in one cluster can use different values of the same setting, e.g.
 // `libvirt.LIBVIRT_URI`. Secret keys win over ConfigMap keys, as upstream's `envFrom` order does.
 // The adaptor and the PeerPod controller both read their providers' settings through this module.
-import type { InformerScope, KubeObject, SharedInformer } from '../../runtime/index.ts';
+import type { InformerScope, KubeObject, PolicyRule, SharedInformer } from '../../runtime/index.ts';
 
 export interface DataObject extends KubeObject {
   data?: Record<string, string>;
@@ -29,6 +29,18 @@ export interface CredentialInformers {
 export function nameScope(namespace: string, name: string): InformerScope {
   // A field selector on the name lets RBAC restrict list/watch with resourceNames to this one object.
   return { namespace, fieldSelector: `metadata.name=${name}` };
+}
+
+/**
+ * What reading the settings takes (a Role in their namespace): list and watch of the two objects,
+ * by name (the informers' `metadata.name` field selector makes RBAC check the name); no `get`, the
+ * informers' caches answer every read.
+ */
+export function credentialRules(names: { configMap: string; secret: string }): PolicyRule[] {
+  return [
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'], resourceNames: [names.configMap] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['list', 'watch'], resourceNames: [names.secret] },
+  ];
 }
 
 export class InformerCredentials implements CredentialSource {

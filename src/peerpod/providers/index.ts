@@ -17,7 +17,7 @@ export { createProvider, isKnownProvider, KNOWN_PROVIDERS } from './registry.ts'
 export type { ProviderName, ProviderOptions } from './registry.ts';
 export { LiveProviderCache, ProviderUnavailableError } from './live-cache.ts';
 export type { LiveProviderCacheOptions, ProviderFactory, ProviderProblem } from './live-cache.ts';
-export { InformerCredentials, nameScope, scopeToProvider } from './credentials.ts';
+export { InformerCredentials, credentialRules, nameScope, scopeToProvider } from './credentials.ts';
 export type { CredentialInformers, CredentialSource, DataObject } from './credentials.ts';
 export { generateInstanceName, isPodVmName, MAX_INSTANCE_NAME_LENGTH, POD_VM_NAME_PREFIX } from './naming.ts';
 export { matchesTags } from './tags.ts';

@@ -6,7 +6,7 @@
 // |-----------|-----------------------------------------------|------------------------------------------------------|
 // | qemu      | VM UUID                                       | QEMU_STATE_DIR, QEMU_BINARY, QEMU_DEFAULT_VCPUS, QEMU_DEFAULT_MEMORY |
 // | libvirt   | domain UUID                                   | LIBVIRT_URI, LIBVIRT_POOL, LIBVIRT_NET, LIBVIRT_VOL_NAME, LIBVIRT_CPU, LIBVIRT_MEMORY, ... |
-// | simulated | sim-<n>                                       | SIMULATED_LATENCY_MS, SIMULATED_FAILURE_RATE, SIMULATED_SEED, SIMULATED_MAX_INSTANCES |
+// | simulated | sim-<n>                                       | SIMULATED_LATENCY_MS, SIMULATED_FAILURE_RATE, SIMULATED_SEED, SIMULATED_MAX_INSTANCES, SIMULATED_STATE_DIR |
 // | aws       | i-… (EC2 instance ID)                         | AWS_REGION, PODVM_AMI_ID, PODVM_INSTANCE_TYPE(S), AWS_SUBNET_ID, AWS_SG_IDS, TAGS, ... |
 // | azure     | /subscriptions/…/virtualMachines/<name>       | AZURE_SUBSCRIPTION_ID, AZURE_REGION, AZURE_RESOURCE_GROUP, AZURE_SUBNET_ID, AZURE_IMAGE_ID, ... |
 // | gcp       | instance name                                 | GCP_PROJECT_ID, GCP_ZONE, GCP_NETWORK, PODVM_IMAGE_NAME, GCP_MACHINE_TYPE, ... |

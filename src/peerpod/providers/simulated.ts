@@ -8,6 +8,8 @@ import { matchesTags } from './tags.ts';
 import type { CloudProvider, CreateInstanceRequest, Instance } from './types.ts';
 import { delay } from './wait.ts';
 import { get, parseNonNegativeInt, ConfigCheck } from './config.ts';
+import { DirectoryStore, MemoryStore } from './simulated-store.ts';
+import type { SimStore } from './simulated-store.ts';
 
 export interface SimulatedOptions {
   /** Delay added to every call. */
@@ -18,6 +20,8 @@ export interface SimulatedOptions {
   seed?: number;
   /** Creates beyond this many live instances fail with QuotaExceededError. */
   maxInstances?: number;
+  /** Keep the instances in this directory, shared by every process given the same one (SIMULATED_STATE_DIR). */
+  stateDir?: string;
   /** Clock for createdAt (tests of grace periods). */
   now?: () => Date;
 }
@@ -53,16 +57,10 @@ function rng(seed: number): () => number {
   };
 }
 
-interface SimVm {
-  instance: Instance;
-  podNamespace: string;
-}
-
 export class SimulatedProvider implements CloudProvider {
   readonly name = 'simulated';
-  private readonly vms = new Map<string, SimVm>();
+  private readonly vms: SimStore;
   private readonly names = new KeyedLock();
-  private next = 1;
   private readonly random: () => number;
   private readonly now: () => Date;
   private readonly forcedFailures: Record<SimulatedOp, number> = { create: 0, delete: 0, list: 0 };
@@ -79,6 +77,7 @@ export class SimulatedProvider implements CloudProvider {
     const rate = options.failureRate ?? 0;
     if (!(rate >= 0 && rate <= 1)) throw new RangeError(`failureRate must be within 0..1, got ${rate}`);
     this.random = rng(options.seed ?? 1);
+    this.vms = options.stateDir ? new DirectoryStore(options.stateDir) : new MemoryStore();
     this.now = options.now ?? (() => new Date());
   }
 
@@ -116,7 +115,7 @@ export class SimulatedProvider implements CloudProvider {
         if (max !== undefined && this.vms.size >= max) {
           throw new QuotaExceededError('simulated', `${this.vms.size} of ${max} instances in use`);
         }
-        const n = this.next++;
+        const n = this.vms.claimId();
         const instance: Instance = {
           id: `sim-${n}`,
           name,
@@ -126,7 +125,7 @@ export class SimulatedProvider implements CloudProvider {
           createdAt: this.now(),
           state: 'running',
         };
-        this.vms.set(instance.id, { instance, podNamespace: req.podNamespace });
+        this.vms.set({ instance, podNamespace: req.podNamespace });
         return structuredClone(instance);
       });
     });
@@ -179,7 +178,8 @@ export function simulatedOptionsFromConfig(config: Record<string, string>): Simu
     .check('SIMULATED_LATENCY_MS', (v) => parseNonNegativeInt(v) !== undefined, 'milliseconds')
     .check('SIMULATED_FAILURE_RATE', (v) => /^(0(\.\d+)?|1(\.0+)?)$/.test(v), 'number within 0..1')
     .check('SIMULATED_SEED', (v) => parseNonNegativeInt(v) !== undefined, 'integer')
-    .check('SIMULATED_MAX_INSTANCES', (v) => parseNonNegativeInt(v) !== undefined, 'integer');
+    .check('SIMULATED_MAX_INSTANCES', (v) => parseNonNegativeInt(v) !== undefined, 'integer')
+    .check('SIMULATED_STATE_DIR', (v) => v.startsWith('/'), 'absolute path');
   check.throwIfAny();
   const opt: SimulatedOptions = {};
   const num = (k: string): number | undefined => (get(config, k) === '' ? undefined : Number(get(config, k)));
@@ -187,5 +187,6 @@ export function simulatedOptionsFromConfig(config: Record<string, string>): Simu
   opt.failureRate = num('SIMULATED_FAILURE_RATE');
   opt.seed = num('SIMULATED_SEED');
   opt.maxInstances = num('SIMULATED_MAX_INSTANCES');
+  if (get(config, 'SIMULATED_STATE_DIR')) opt.stateDir = get(config, 'SIMULATED_STATE_DIR');
   return opt;
 }

@@ -107,3 +107,80 @@ test('cluster start runs --local-image containers as processes: their output rea
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// kube-apiserver's --enable-admission-plugins; the plugin's message is
+// kubernetes/kubernetes plugin/pkg/admission/gc/gc_admission.go's.
+test('cluster start --enable-admission-plugins turns on OwnerReferencesPermissionEnforcement', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'peerpods-cli-'));
+  const kubeconfig = join(dir, 'kc');
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'cluster',
+      'start',
+      '--port',
+      '0',
+      '--kubeconfig',
+      kubeconfig,
+      '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await eventually(() => existsSync(kubeconfig) && output.includes('kubeconfig written'), {
+      timeoutMs: 30_000,
+      what: 'kubeconfig',
+    });
+    for (const args of [
+      ['create', 'role', 'cm', '--verb=create', '--resource=configmaps'],
+      ['create', 'rolebinding', 'cm', '--role=cm', '--user=alice'],
+    ]) {
+      const r = await kubectl(kubeconfig, args);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const uid = (await kubectl(kubeconfig, ['get', 'namespace', 'default', '-o', 'jsonpath={.metadata.uid}'])).stdout;
+    const owner = { apiVersion: 'v1', kind: 'Namespace', name: 'default', uid, blockOwnerDeletion: true };
+    const manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dependent', ownerReferences: [owner] } };
+    const r = await kubectl(kubeconfig, ['create', '-f', '-', '--as=alice'], { input: JSON.stringify(manifest) });
+    assert.notEqual(r.code, 0);
+    assert.ok(
+      r.stderr.includes(
+        'configmaps "dependent" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a ' +
+          "resource you can't set finalizers on: , <nil>",
+      ),
+      r.stderr,
+    );
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, output);
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('cluster start refuses an admission plugin it does not implement', async () => {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'cluster',
+      'start',
+      '--port',
+      '0',
+      '--enable-admission-plugins',
+      'OwnerReferencesPermissionEnforcement,Bogus',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  assert.notEqual(code, 0);
+  assert.match(err, /enable-admission-plugins plugin "Bogus" is unknown/);
+  assert.doesNotMatch(err, /"OwnerReferencesPermissionEnforcement" is unknown/);
+});

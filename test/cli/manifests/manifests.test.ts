@@ -17,12 +17,13 @@ import {
   KubeClient,
   Namespaces,
   Roles,
+  Secrets,
   ServiceAccounts,
   silentLogger,
 } from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
-import { PEERPOD_FINALIZER, PeerPods } from '../../../src/peerpod/index.ts';
-import { buildFiles, deployObjects } from '../../../src/cli/manifests/layers.ts';
+import { LEADER_ELECTION_ID, PEERPOD_FINALIZER, PeerPods } from '../../../src/peerpod/index.ts';
+import { buildFiles, buildLayers, deployObjects } from '../../../src/cli/manifests/layers.ts';
 import { startTestCluster, eventually } from '../../helpers/control-plane.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 
@@ -67,22 +68,28 @@ describe('peerpods manifests', () => {
       };
       assert.deepEqual(kust.resources, ['../crd', '../rbac', '../manager']);
       const load = async (rel: string) => parse(await readFile(path.join(out, rel), 'utf8')) as KubeObject;
-      const settings = (await load('rbac/role_peerpods-settings-reader.yaml')) as KubeObject & {
-        rules: Array<{ resources: string[]; resourceNames?: string[]; verbs: string[] }>;
-      };
+      type Rule = { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] };
+      const rulesOf = async (rel: string) => ((await load(rel)) as KubeObject & { rules: Rule[] }).rules;
+      const role = await rulesOf('rbac/role_peerpod-controller.yaml');
+      const settings = role.filter((r) => ['configmaps', 'secrets'].includes(r.resources[0]));
       assert.deepEqual(
-        settings.rules.map((r) => [r.resources[0], r.resourceNames]),
+        settings.map((r) => [r.resources[0], r.resourceNames]),
         [
           ['configmaps', ['peer-pods-cm']],
           ['secrets', ['peer-pods-secret']],
         ],
       );
-      assert.ok(settings.rules.every((r) => !r.verbs.includes('update') && !r.verbs.includes('*')));
-      const le = (await load('rbac/role_peerpods-leader-election-role.yaml')) as KubeObject & {
-        rules: Array<{ resources: string[] }>;
-      };
-      assert.ok(le.rules.some((r) => r.resources.includes('leases')));
-      const dep = await load('manager/deployment_peerpods-controller-manager.yaml');
+      assert.ok(settings.every((r) => !r.verbs.includes('update') && !r.verbs.includes('*')));
+      // Leader election in a Role of its own namespace, on its own Lease (create cannot name one).
+      const leases = role.filter((r) => r.resources.includes('leases'));
+      assert.deepEqual(
+        leases.map((r) => [r.verbs, r.resourceNames]),
+        [
+          [['create'], undefined],
+          [['get', 'update'], [LEADER_ELECTION_ID]],
+        ],
+      );
+      const dep = await load('manager/deployment_peerpod-controller.yaml');
       const c = (dep.spec as { template: { spec: { containers: Array<Record<string, unknown>> } } }).template.spec
         .containers[0] as {
         image: string;
@@ -110,6 +117,110 @@ describe('peerpods manifests', () => {
     } finally {
       await rm(out, { recursive: true, force: true });
     }
+  });
+});
+
+describe('peerpods manifests: least-privilege identities', () => {
+  type Rule = { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] };
+  type Binding = KubeObject & { roleRef: { kind: string; name: string }; subjects: KubeObject['metadata'][] };
+  const { rbac, manager } = buildLayers({ namespace: 'pp-test' });
+  const of = (kind: string) => rbac.filter((o) => o.kind === kind);
+  const rules = (kind: 'ClusterRole' | 'Role', name: string): Rule[] =>
+    (of(kind).find((o) => o.metadata.name === name) as (KubeObject & { rules: Rule[] }) | undefined)?.rules ?? [];
+  const COMPONENTS = [
+    'kvm-operator',
+    'peer-pods-webhook',
+    'peerpod-adaptor',
+    'peerpod-controller',
+    'peerpodconfig-controller',
+  ];
+
+  it('gives each component its own ServiceAccount, bound only to roles of its own name', () => {
+    assert.deepEqual(
+      of('ServiceAccount')
+        .map((o) => o.metadata.name)
+        .sort(),
+      COMPONENTS,
+    );
+    for (const b of [...of('ClusterRoleBinding'), ...of('RoleBinding')] as Binding[]) {
+      assert.equal(b.roleRef.name, b.metadata.name);
+      assert.deepEqual(b.subjects, [{ kind: 'ServiceAccount', name: b.metadata.name, namespace: 'pp-test' }]);
+    }
+    // Each operator Deployment is named after its component and runs as it.
+    const deployments = manager.filter((o) => o.kind === 'Deployment');
+    assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), [
+      'kvm-operator',
+      'peerpod-controller',
+      'peerpodconfig-controller',
+    ]);
+    for (const d of deployments) {
+      const spec = (d.spec as { template: { spec: { serviceAccountName: string } } }).template.spec;
+      assert.equal(spec.serviceAccountName, d.metadata.name);
+    }
+  });
+
+  it('no wildcard, Leases only in a namespace Role, the webhook without rules or token', () => {
+    for (const r of [...of('ClusterRole'), ...of('Role')].flatMap((o) => (o as KubeObject & { rules: Rule[] }).rules)) {
+      assert.ok(!r.verbs.includes('*') && !r.resources.includes('*') && !r.apiGroups.includes('*'), JSON.stringify(r));
+    }
+    for (const c of of('ClusterRole')) {
+      assert.ok(!rules('ClusterRole', c.metadata.name as string).some((r) => r.resources.includes('leases')));
+    }
+    // Roles in the operator's namespace; the kvm-operator's also where its KVMConfigs and credentials live.
+    assert.deepEqual(
+      of('Role').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+      [
+        'pp-test/peerpod-controller',
+        'pp-test/peerpodconfig-controller',
+        'pp-test/peerpod-adaptor',
+        'pp-test/kvm-operator',
+        'default/kvm-operator',
+      ],
+    );
+    // No component reads Secrets cluster-wide: each reads only named ones, or those of one namespace.
+    for (const c of of('ClusterRole')) {
+      const secrets = rules('ClusterRole', c.metadata.name as string).filter((r) => r.resources.includes('secrets'));
+      assert.deepEqual(secrets, [], `${c.metadata.name} reads Secrets cluster-wide`);
+    }
+    const webhook = of('ServiceAccount').find((o) => o.metadata.name === 'peer-pods-webhook') as KubeObject & {
+      automountServiceAccountToken?: boolean;
+    };
+    assert.equal(webhook.automountServiceAccountToken, false);
+    assert.deepEqual(rules('ClusterRole', 'peer-pods-webhook'), []);
+    assert.deepEqual(rules('Role', 'peer-pods-webhook'), []);
+  });
+
+  it('the PeerPodConfig controller writes only in its namespace and only its own objects', () => {
+    const cluster = rules('ClusterRole', 'peerpodconfig-controller');
+    assert.deepEqual([...new Set(cluster.flatMap((r) => r.resources))].sort(), [
+      'mutatingwebhookconfigurations',
+      'nodes',
+      'nodes/status',
+    ]);
+    const named = (rs: Rule[]) => rs.filter((r) => !(r.verbs.length === 1 && r.verbs[0] === 'create'));
+    // kube cannot narrow create by name; every other verb on what it deploys names the object.
+    for (const r of named(cluster).filter((r) => r.resources[0] === 'mutatingwebhookconfigurations')) {
+      assert.deepEqual(r.resourceNames, ['peer-pods-webhook-pp-test']);
+    }
+    const role = rules('Role', 'peerpodconfig-controller');
+    const deployed = ['daemonsets', 'deployments', 'services', 'secrets'];
+    assert.deepEqual(
+      named(role)
+        .filter((r) => deployed.includes(r.resources[0]))
+        .map((r) => [r.resources[0], r.resourceNames]),
+      [
+        ['daemonsets', ['peerpodconfig-ctrl-caa-daemon']],
+        ['deployments', ['peer-pods-webhook']],
+        ['services', ['peer-pods-webhook-svc']],
+        ['secrets', ['peer-pods-webhook-svc-secret']],
+      ],
+    );
+    // The garbage collector deletes what it deployed (owner references); it only creates and patches.
+    assert.ok(
+      role
+        .filter((r) => deployed.includes(r.resources[0]))
+        .every((r) => !r.verbs.includes('delete') && !r.verbs.includes('update')),
+    );
   });
 });
 
@@ -143,24 +254,56 @@ describe('peerpods install | deploy | run against the embedded control plane', {
     });
   });
 
+  const gone = async (get: () => Promise<unknown>): Promise<boolean> => {
+    try {
+      await get();
+      return false;
+    } catch (err) {
+      return (err as { code?: number }).code === 404;
+    }
+  };
+
   it('deploy applies config/default (server-side apply, field manager peerpods); undeploy removes it but the CRD', async () => {
     await cli(['deploy', ...kc()]);
     await cli(['deploy', ...kc()]); // re-applying is a no-op, not a conflict
-    const dep = await client.get(Deployments, 'peerpods-controller-manager', 'peerpods-system');
+    const dep = await client.get(Deployments, 'peerpod-controller', 'peerpods-system');
     assert.ok(dep.metadata.managedFields?.some((m) => m.manager === 'peerpods'));
-    await client.get(ServiceAccounts, 'peerpods-controller-manager', 'peerpods-system');
-    await client.get(ClusterRoles, 'peerpods-manager-role');
-    await client.get(Roles, 'peerpods-leader-election-role', 'peerpods-system');
+    await client.get(ServiceAccounts, 'peerpod-controller', 'peerpods-system');
+    await client.get(ClusterRoles, 'peerpod-controller');
+    await client.get(Roles, 'peerpod-controller', 'peerpods-system');
+    // deploy made the namespace, and says so (the second deploy kept the mark).
+    const ns = await client.get(Namespaces, 'peerpods-system');
+    assert.equal(ns.metadata.annotations?.['peerpods.io/created-by-deploy'], 'true');
     await cli(['undeploy', ...kc()]);
-    await eventually(async () => {
-      try {
-        await client.get(Deployments, 'peerpods-controller-manager', 'peerpods-system');
-        return false;
-      } catch (err) {
-        return (err as { code?: number }).code === 404;
-      }
-    });
+    await eventually(() => gone(() => client.get(Deployments, 'peerpod-controller', 'peerpods-system')));
+    await eventually(() => gone(() => client.get(ClusterRoles, 'peerpod-controller')));
+    await eventually(() => gone(() => client.get(Namespaces, 'peerpods-system')), { timeoutMs: 30_000 });
     await client.get(CustomResourceDefinitions, 'peerpods.confidentialcontainers.org');
+  });
+
+  it("undeploy keeps a namespace that existed before deploy, with the administrator's ConfigMap and Secret", async () => {
+    const ns = 'pp-existing';
+    await client.create(Namespaces, { metadata: { name: ns, labels: { team: 'ops' } } });
+    await client.create(ConfigMaps, {
+      metadata: { name: 'peer-pods-cm', namespace: ns },
+      data: { CLOUD_PROVIDER: 'qemu' },
+    });
+    await client.create(Secrets, { metadata: { name: 'peer-pods-secret', namespace: ns }, stringData: { KEY: 'v' } });
+    await cli(['deploy', ...kc(), '--namespace', ns]);
+    const before = await client.get(Namespaces, ns);
+    // Not taken over: neither marked as deploy's nor labelled.
+    assert.equal(before.metadata.annotations?.['peerpods.io/created-by-deploy'], undefined);
+    assert.deepEqual(before.metadata.labels, { team: 'ops', 'kubernetes.io/metadata.name': ns });
+    await client.get(Deployments, 'peerpod-controller', ns);
+    const { stdout } = await cli(['undeploy', ...kc(), '--namespace', ns]);
+    assert.match(stdout, new RegExp(`Namespace ${ns} kept: not created by deploy`));
+    await eventually(() => gone(() => client.get(Deployments, 'peerpod-controller', ns)));
+    await eventually(() => gone(() => client.get(ServiceAccounts, 'peerpodconfig-controller', ns)));
+    const after = await client.get(Namespaces, ns);
+    assert.equal(after.metadata.deletionTimestamp, undefined);
+    const cm = await client.get<KubeObject & { data?: Record<string, string> }>(ConfigMaps, 'peer-pods-cm', ns);
+    assert.equal(cm.data?.CLOUD_PROVIDER, 'qemu');
+    await client.get(Secrets, 'peer-pods-secret', ns);
   });
 
   it('run peerpod-controller: probes answer, a dangling PeerPod is cleaned up, SIGTERM stops it', async () => {

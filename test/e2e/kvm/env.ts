@@ -1,13 +1,16 @@
 // The kvm-operator end to end: a management cluster (embedded control plane, 4 simulated nodes:
 // node-1 hosts masters, node-2..4 workers), a workload cluster (a second embedded control plane
 // whose nodes are registered by simulated VMs named after the node pods), the operator with every
-// controller, and the VM simulator — all on real HTTPS and watch streams.
+// controller, and the VM simulator — all on real HTTPS and watch streams. The operator runs as its
+// ServiceAccount with the RBAC `peerpods manifests` generates (config/rbac/), so a rule it lacks
+// fails these tests with a 403; the simulator, which plays the VMs, keeps the admin's client.
 import { Registry } from 'prom-client';
-import { KubeClient, Manager, Nodes, Pods, Secrets, silentLogger } from '../../../src/runtime/index.ts';
+import { KubeClient, Manager, Namespaces, Nodes, Pods, Secrets, silentLogger } from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { KVMConfigs, Labels, POD_WATCHER, VmSimulator, setupKvmOperator } from '../../../src/kvm/index.ts';
 import type { KVMConfig, KvmOperator, Pod } from '../../../src/kvm/index.ts';
 import { startTestCluster } from '../../helpers/control-plane.ts';
+import { installGeneratedRbac, kubeconfigAs } from '../../helpers/generated-rbac.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 import {
   OPERATOR_VERSION,
@@ -19,6 +22,7 @@ import {
 } from '../../helpers/kvm.ts';
 
 export const CLUSTER_ID = 'abc12';
+const OPERATOR_NAMESPACE = 'peerpods-system';
 
 export interface KvmEnv {
   mc: TestCluster;
@@ -50,6 +54,8 @@ export async function startKvmEnv(opts: { masters?: number; workers?: number } =
     await mcClient.patch(Nodes, name, undefined, { metadata: { labels: { [Labels.role]: role } } }, 'merge');
   }
   await installKvmCrds(mcClient);
+  await mcClient.create(Namespaces, { metadata: { name: OPERATOR_NAMESPACE } });
+  const operatorUser = await installGeneratedRbac(mcClient, 'kvm-operator');
   // The workload cluster's credentials, as a kubeconfig Secret: the operator builds its client from it.
   await mcClient.create(Secrets, {
     metadata: { name: `${CLUSTER_ID}-kubeconfig`, namespace: 'default', labels: { [Labels.cluster]: CLUSTER_ID } },
@@ -57,7 +63,7 @@ export async function startKvmEnv(opts: { masters?: number; workers?: number } =
   });
   let offset = 0;
   const registry = new Registry();
-  const opClient = KubeClient.fromKubeconfigString(mc.kubeconfig, {
+  const opClient = KubeClient.fromKubeconfigString(kubeconfigAs(mc.kubeconfig, operatorUser), {
     metricsRegistry: registry,
     logger: silentLogger(),
   });
@@ -76,12 +82,26 @@ export async function startKvmEnv(opts: { masters?: number; workers?: number } =
     deleterResyncMs: 1000,
     now: () => Date.now() + offset,
   });
-  VmSimulator.setup(manager, {
+  const simClient = KubeClient.fromKubeconfigString(mc.kubeconfig, {
+    metricsRegistry: null,
+    logger: silentLogger(),
+  });
+  const simManager = new Manager({
+    client: simClient,
+    logger: silentLogger(),
+    metricsRegistry: new Registry(),
+    server: false,
+    handleSignals: false,
+    gracefulShutdownTimeoutMs: 2000,
+  });
+  VmSimulator.setup(simManager, {
     operatorVersion: OPERATOR_VERSION,
     workloadClient: (id) => (id === CLUSTER_ID ? wcClient : undefined),
   });
   const running = manager.start();
+  const simRunning = simManager.start();
   await manager.elected();
+  await simManager.elected();
   await createKvmConfig(
     mcClient,
     sampleKvmConfig({ id: CLUSTER_ID, masters: opts.masters ?? 1, workers: opts.workers ?? 2 }),
@@ -103,8 +123,10 @@ export async function startKvmEnv(opts: { masters?: number; workers?: number } =
     wcNodes: async () => (await wcClient.list(Nodes)).items,
     async stop() {
       await manager.stop();
-      await running;
+      await simManager.stop();
+      await Promise.all([running, simRunning]);
       opClient.close();
+      simClient.close();
       mcClient.close();
       wcClient.close();
       await wc.stop();

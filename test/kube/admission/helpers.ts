@@ -233,5 +233,5 @@ export function storeHooksDirectly(
 
 /** Requests the test's client caused (not those of the built-in scheduler and kubelets). */
 export function fromClient(server: HookServer): HookServer['requests'] {
-  return server.requests.filter((r) => r.request.userInfo.username === 'admin');
+  return server.requests.filter((r) => r.request.userInfo.username === 'kubernetes-admin');
 }

@@ -64,7 +64,7 @@ test('a mutating webhook patch is applied to the stored pod and the review carri
   assert.equal(req.name, 'mutated');
   assert.equal(req.dryRun, false);
   assert.equal(req.oldObject, null);
-  assert.equal(req.userInfo.username, 'admin');
+  assert.equal(req.userInfo.username, 'kubernetes-admin');
   assert.equal((req.options as { kind?: string }).kind, 'CreateOptions');
   assert.equal(objectOf(req).metadata.labels?.app, 'web');
 

@@ -1,6 +1,7 @@
 // First contact: kubectl and HTTPS basics against a fresh control plane.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'node:https';
 import { startTestCluster, type TestCluster } from '../../helpers/control-plane.ts';
 import { kubectl } from '../../helpers/kubectl.ts';
 
@@ -12,10 +13,9 @@ after(async () => {
   await cp?.stop();
 });
 
-test('a request without the token gets 401 with a Status body', async () => {
-  const { request } = await import('node:https');
-  const body = await new Promise<{ code: number; body: string }>((resolve, reject) => {
-    const req = request(`${cp.url}/api/v1/namespaces`, { ca: cp.caPem }, (r) => {
+function get(path: string, headers: Record<string, string> = {}): Promise<{ code: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${cp.url}${path}`, { ca: cp.caPem, headers }, (r) => {
       let b = '';
       r.on('data', (d) => (b += d));
       r.on('end', () => resolve({ code: r.statusCode ?? 0, body: b }));
@@ -23,8 +23,30 @@ test('a request without the token gets 401 with a Status body', async () => {
     req.on('error', reject);
     req.end();
   });
-  assert.equal(body.code, 401);
-  assert.equal(JSON.parse(body.body).reason, 'Unauthorized');
+}
+
+// kube-apiserver serves requests without credentials as system:anonymous (--anonymous-auth
+// defaults to true); RBAC then refuses them (responsewriters/errors.go, api/errors NewForbidden).
+test('a request without the token is anonymous and gets 403 with a Status body', async () => {
+  const r = await get('/api/v1/namespaces');
+  assert.equal(r.code, 403);
+  assert.deepEqual(JSON.parse(r.body), {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message:
+      'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+    reason: 'Forbidden',
+    details: { kind: 'namespaces' },
+    code: 403,
+  });
+});
+
+test('a request with a wrong token gets 401 with a Status body', async () => {
+  const r = await get('/api/v1/namespaces', { Authorization: 'Bearer not-the-token' });
+  assert.equal(r.code, 401);
+  assert.equal(JSON.parse(r.body).reason, 'Unauthorized');
 });
 
 test('kubectl lists the bootstrap namespaces', async () => {

@@ -1,7 +1,8 @@
 // The adaptor against the embedded control plane (two simulated nodes) and real QEMU VMs, with the
 // provider configured the way a cluster configures it (ConfigMap peer-pods-cm): a pod's life from
 // scheduling to deletion, a crash between creating the VM and recording it, a pod deleted while the
-// adaptor is down, and a pod of another runtime class left to the kubelet.
+// adaptor is down, and a pod of another runtime class left to the kubelet — as the adaptor's
+// ServiceAccount, with only the RBAC `peerpods manifests` generates for it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigMaps, Pods } from '../../../src/runtime/index.ts';
@@ -30,9 +31,11 @@ import {
   tempDir,
 } from './helpers.ts';
 import type { Adaptors, Env } from './helpers.ts';
+import { installGeneratedRbac } from '../../helpers/generated-rbac.ts';
 
 describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
   let env: Env;
+  let user: string;
   let dir: string;
   let adaptors: Adaptors | undefined;
   /** The same state directory, read directly: what a cloud console would show. */
@@ -51,7 +54,9 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
       metadata: { name: 'peer-pods-cm', namespace: SETTINGS_NS },
       data: { CLOUD_PROVIDER: 'qemu', QEMU_STATE_DIR: dir },
     });
-    adaptors = await startAdaptors(env);
+    // As deployed: the adaptor's ServiceAccount with only its generated RBAC.
+    user = await installGeneratedRbac(env.client, 'peerpod-adaptor');
+    adaptors = await startAdaptors(env, {}, { asUser: user });
   });
 
   after(async () => {
@@ -149,17 +154,21 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
     await adaptors?.stop();
     let reached!: () => void;
     const atCrashPoint = new Promise<void>((r) => (reached = r));
-    adaptors = await startAdaptors(env, {
-      manager: { gracefulShutdownTimeoutMs: 200 },
-      hooks: {
-        async afterCreateInstance(_pod, _vm, signal) {
-          reached();
-          // Stands still, as a killed process would, until the shutdown aborts it.
-          await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
-          throw new Error('crashed');
+    adaptors = await startAdaptors(
+      env,
+      {
+        manager: { gracefulShutdownTimeoutMs: 200 },
+        hooks: {
+          async afterCreateInstance(_pod, _vm, signal) {
+            reached();
+            // Stands still, as a killed process would, until the shutdown aborts it.
+            await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+            throw new Error('crashed');
+          },
         },
       },
-    });
+      { asUser: user },
+    );
     const pod = await createPod(env, { annotations: { [VmAnnotations.memory]: '64' } });
     await atCrashPoint;
     await adaptors.stop();
@@ -171,7 +180,7 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
     assert.ok(vm, 'the VM exists');
     assert.equal((await getPod(env, pod))?.status?.phase, 'Pending');
 
-    adaptors = await startAdaptors(env);
+    adaptors = await startAdaptors(env, {}, { asUser: user });
     const running = await eventually(
       async () => {
         const cur = await getPod(env, pod);
@@ -208,7 +217,7 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
     assert.ok((await getPod(env, pod))?.metadata.deletionTimestamp);
     assert.equal((await processesOf(pod)).length, 1);
 
-    adaptors = await startAdaptors(env);
+    adaptors = await startAdaptors(env, {}, { asUser: user });
     await eventually(async () => !(await getPod(env, pod)), { timeoutMs: 20_000, what: 'the pod to be gone' });
     assert.equal((await processesOf(pod)).length, 0);
     await eventually(async () => (await peerPodsOf(env, pod)).length === 0, { what: 'the PeerPod to be collected' });

@@ -22,16 +22,20 @@ import {
   startEnv,
 } from './helpers.ts';
 import type { Adaptors, Env } from './helpers.ts';
+import { installGeneratedRbac } from '../../helpers/generated-rbac.ts';
 
 describe('peer-pod adaptor (simulated cloud)', { timeout: 120_000 }, () => {
   let env: Env;
+  let user: string;
   let cloud: SimulatedProvider;
   let adaptors: Adaptors | undefined;
 
   before(async () => {
     env = await startEnv();
     cloud = new SimulatedProvider({ latencyMs: 20 });
-    adaptors = await startAdaptors(env, { provider: cloud });
+    // As deployed: the adaptor's ServiceAccount with only its generated RBAC.
+    user = await installGeneratedRbac(env.client, 'peerpod-adaptor');
+    adaptors = await startAdaptors(env, { provider: cloud }, { asUser: user });
   });
 
   after(async () => {
@@ -157,7 +161,7 @@ describe('peer-pod adaptor (simulated cloud)', { timeout: 120_000 }, () => {
   it('waits for a provider to be configured, then runs the pod', async () => {
     await adaptors?.stop();
     // No CLOUD_PROVIDER yet: the settings come from the cluster.
-    adaptors = await startAdaptors(env);
+    adaptors = await startAdaptors(env, {}, { asUser: user });
     const pod = await createPod(env);
     const warning = await eventually(async () => (await eventsFor(env, pod)).find((e) => e.reason === 'NoProvider'), {
       timeoutMs: 20_000,

@@ -1,6 +1,7 @@
 // The adaptor as users start it: `peerpods run adaptor --node NAME` in its own process (the test
 // claims the runtime class from the simulated kubelets, as the code starting both would), and
-// `startEmbeddedAdaptors`, which the main job uses to run one adaptor per node in-process.
+// `startEmbeddedAdaptors`, which runs one adaptor per simulated node in-process (for tests; `peerpods start`
+// runs the adaptors as pods of their DaemonSet).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';

@@ -22,6 +22,7 @@ import type { RunningAdaptor, StartAdaptorOptions } from '../../../src/peerpod/a
 import { cmdlineArgs, findPidsWithArg } from '../../../src/peerpod/providers/procfs.ts';
 import { eventually as poll, startTestCluster } from '../../helpers/control-plane.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
+import { kubeconfigAs } from '../../helpers/generated-rbac.ts';
 
 export const RUNTIME_CLASS = 'kata-remote';
 export const NODES = ['node-1', 'node-2'];
@@ -69,17 +70,21 @@ export interface Adaptors {
   stop(): Promise<void>;
 }
 
-/** One adaptor per node, each on its own manager, as separate node processes would run. */
+/**
+ * One adaptor per node, each on its own manager, as separate node processes would run; with
+ * `asUser`, acting as that identity (impersonated) instead of the cluster's admin.
+ */
 export async function startAdaptors(
   env: Env,
   opts: Omit<StartAdaptorOptions, 'nodeName'> = {},
-  nodes = NODES,
+  { nodes = NODES, asUser }: { nodes?: string[]; asUser?: string } = {},
 ): Promise<Adaptors> {
   const byNode = new Map<string, RunningAdaptor>();
   const registries = new Map<string, Registry>();
+  const kubeconfig = asUser ? kubeconfigAs(env.cluster.kubeconfig, asUser) : env.cluster.kubeconfig;
   for (const nodeName of nodes) {
     const registry = new Registry();
-    const client = KubeClient.fromKubeconfigString(env.cluster.kubeconfig, {
+    const client = KubeClient.fromKubeconfigString(kubeconfig, {
       metricsRegistry: registry,
       logger: silentLogger(),
     });

@@ -23,6 +23,7 @@ import type { PeerPodController, PeerPodControllerOptions } from '../../../src/p
 import { cmdlineArgs, findPidsWithArg } from '../../../src/peerpod/providers/procfs.ts';
 import { startTestCluster, eventually as poll } from '../../helpers/control-plane.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
+import { kubeconfigAs } from '../../helpers/generated-rbac.ts';
 
 type Falsy = undefined | null | false | 0 | '';
 
@@ -69,13 +70,16 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** `asUser`: the controller acts as that identity (impersonated) instead of the cluster's admin. */
 export async function startController(
   env: Env,
   opts: Partial<PeerPodControllerOptions> = {},
-  managerOpts: { gracefulShutdownTimeoutMs?: number } = {},
+  managerOpts: { gracefulShutdownTimeoutMs?: number; asUser?: string } = {},
 ): Promise<Running> {
   const registry = new Registry();
-  const client = KubeClient.fromKubeconfigString(env.cluster.kubeconfig, {
+  const { asUser, ...rest } = managerOpts;
+  const kubeconfig = asUser ? kubeconfigAs(env.cluster.kubeconfig, asUser) : env.cluster.kubeconfig;
+  const client = KubeClient.fromKubeconfigString(kubeconfig, {
     metricsRegistry: registry,
     logger: silentLogger(),
   });
@@ -85,7 +89,7 @@ export async function startController(
     metricsRegistry: registry,
     server: false,
     handleSignals: false,
-    ...managerOpts,
+    ...rest,
   });
   const handle = setupPeerPodController(manager, { namespace: NS, ...opts });
   const running = manager.start();

@@ -1,7 +1,8 @@
 // The PeerPod controller against the embedded control plane and real QEMU VMs: the adaptor's normal
 // path (the controller stays out of it), the failure path (Pod gone, VM still running), a VM already
 // gone, duplicates, a PeerPod without owner, an unknown provider, the orphan sweep, and settings
-// reloaded from the ConfigMap and Secret.
+// reloaded from the ConfigMap and Secret — all as the controller's ServiceAccount, with only the RBAC
+// `peerpods manifests` generates for it.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -27,6 +28,7 @@ import {
   tempDir,
 } from './helpers.ts';
 import type { Env, Running } from './helpers.ts';
+import { installGeneratedRbac } from '../../helpers/generated-rbac.ts';
 
 const GRACE_MS = 1500;
 
@@ -53,7 +55,10 @@ describe('PeerPod controller (qemu)', { timeout: 120_000 }, () => {
     dir = await tempDir('pp-ctrl-qemu');
     qemu = await createProvider('qemu', { QEMU_STATE_DIR: dir }, { logger: pino({ level: 'silent' }) });
     await setSettings(env, { CLOUD_PROVIDER: 'qemu', QEMU_STATE_DIR: dir });
-    ctl = await startController(env, { orphanGraceMs: GRACE_MS, sweepIntervalMs: 250 });
+    // As deployed: the controller's ServiceAccount with only its generated RBAC, so each path below
+    // also shows the rules it needs are there.
+    const user = await installGeneratedRbac(env.client, 'peerpod-controller');
+    ctl = await startController(env, { orphanGraceMs: GRACE_MS, sweepIntervalMs: 250 }, { asUser: user });
   });
 
   after(async () => {

@@ -8,6 +8,7 @@ import type { PeerPodConfig, PeerPodConfigSpec } from '../../../src/peerpod/api/
 import { setupPeerPodConfigController } from '../../../src/peerpod/controllers/peerpodconfig/index.ts';
 import type { PeerPodConfigControllerOptions } from '../../../src/peerpod/controllers/peerpodconfig/index.ts';
 import { startTestCluster, eventually as poll } from '../../helpers/control-plane.ts';
+import { kubeconfigAs } from '../../helpers/generated-rbac.ts';
 import type { TestCluster } from '../../helpers/control-plane.ts';
 
 export const NS = 'peerpods-system';
@@ -49,9 +50,15 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export async function startController(env: Env, opts: PeerPodConfigControllerOptions = {}): Promise<Running> {
+/** `asUser`: run as that identity (impersonated) instead of the cluster's admin. */
+export async function startController(
+  env: Env,
+  opts: PeerPodConfigControllerOptions = {},
+  asUser?: string,
+): Promise<Running> {
   const registry = new Registry();
-  const client = KubeClient.fromKubeconfigString(env.cluster.kubeconfig, {
+  const kubeconfig = asUser ? kubeconfigAs(env.cluster.kubeconfig, asUser) : env.cluster.kubeconfig;
+  const client = KubeClient.fromKubeconfigString(kubeconfig, {
     metricsRegistry: registry,
     logger: silentLogger(),
   });

@@ -3,7 +3,11 @@
 // entrypoint script (deploy.test.ts checks that shape on a running controller).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { adaptorDaemonSet, isPeerpodsImage } from '../../../src/peerpod/controllers/peerpodconfig/objects.ts';
+import {
+  adaptorDaemonSet,
+  isPeerpodsImage,
+  webhookDeployment,
+} from '../../../src/peerpod/controllers/peerpodconfig/objects.ts';
 import { resolveOptions } from '../../../src/peerpod/controllers/peerpodconfig/options.ts';
 import type { PeerPodConfig } from '../../../src/peerpod/api/index.ts';
 
@@ -37,7 +41,10 @@ test('our image runs `peerpods run adaptor` with NODE_NAME from the node and rea
     { name: 'PEERPODS_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
   ]);
   assert.deepEqual(c.envFrom[0], { secretRef: { name: 'peer-pods-secret', optional: true } });
-  assert.deepEqual(c.readinessProbe, { httpGet: { path: '/readyz', port: 8082, scheme: 'HTTP' } });
+  assert.deepEqual(c.readinessProbe, {
+    httpGet: { path: '/readyz', port: 8082, scheme: 'HTTP' },
+    periodSeconds: 2,
+  });
   assert.equal(ds.spec.template.spec.hostNetwork, true);
 });
 
@@ -51,4 +58,21 @@ test("upstream's image keeps its entrypoint script and a required Secret", () =>
   assert.equal(c.args, undefined);
   assert.equal(c.readinessProbe, undefined);
   assert.deepEqual(c.envFrom[0], { secretRef: { name: 'peer-pods-secret' } });
+});
+
+test('the adaptors and the webhook run as their own ServiceAccounts; the webhook holds no token', () => {
+  const opts = resolveOptions({});
+  const ds = adaptorDaemonSet(cfg, opts) as any;
+  assert.equal(ds.spec.template.spec.serviceAccountName, 'peerpod-adaptor');
+  assert.equal(
+    (adaptorDaemonSet(cfg, resolveOptions({ adaptorServiceAccountName: 'caa' })) as any).spec.template.spec
+      .serviceAccountName,
+    'caa',
+  );
+  const w = opts.webhook;
+  assert.ok(w);
+  const pod = (webhookDeployment(cfg, opts, w) as any).spec.template.spec;
+  assert.equal(pod.serviceAccountName, 'peer-pods-webhook');
+  // The API server calls the webhook; the webhook never calls the API server.
+  assert.equal(pod.automountServiceAccountToken, false);
 });

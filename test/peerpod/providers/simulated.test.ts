@@ -1,8 +1,15 @@
 // The simulated cloud: latency, seeded failures, quota, idempotency and the concurrency gauge.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { InvalidInstanceIdError, QuotaExceededError } from '../../../src/peerpod/providers/errors.ts';
-import { SimulatedFailureError, SimulatedProvider } from '../../../src/peerpod/providers/simulated.ts';
+import {
+  SimulatedFailureError,
+  SimulatedProvider,
+  simulatedOptionsFromConfig,
+} from '../../../src/peerpod/providers/simulated.ts';
 import { request } from './helpers.ts';
 
 describe('simulated provider', () => {
@@ -101,5 +108,35 @@ describe('simulated provider', () => {
     assert.ok(p.removeOutOfBand(vm.id));
     await p.deleteInstance(vm.id);
     assert.deepEqual(await p.listInstances({}), []);
+  });
+});
+
+describe('simulated provider with SIMULATED_STATE_DIR', () => {
+  it('two instances on one directory see one cloud: create in one, list and delete in the other', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'peerpods-sim-'));
+    try {
+      const a = new SimulatedProvider(simulatedOptionsFromConfig({ SIMULATED_STATE_DIR: dir }));
+      const b = new SimulatedProvider(simulatedOptionsFromConfig({ SIMULATED_STATE_DIR: dir }));
+      const req = { podNamespace: 'default', vcpus: 1, memoryMiB: 128, tags: { cluster: 'x' } };
+      const one = await a.createInstance({ ...req, podName: 'one', sandboxId: 'u1' });
+      const two = await b.createInstance({ ...req, podName: 'two', sandboxId: 'u2' });
+      assert.notEqual(one.id, two.id, 'IDs are claimed across processes');
+      const seen = await b.listInstances({ cluster: 'x' });
+      assert.deepEqual(seen.map((v) => v.id).sort(), [one.id, two.id].sort());
+      assert.ok(seen.every((v) => v.createdAt instanceof Date));
+      // The same name in the other instance adopts the VM rather than making a second one.
+      assert.equal((await b.createInstance({ ...req, podName: 'one', sandboxId: 'u1' })).id, one.id);
+      await b.deleteInstance(one.id);
+      assert.deepEqual(
+        (await a.listInstances({})).map((v) => v.id),
+        [two.id],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects a relative SIMULATED_STATE_DIR', () => {
+    assert.throws(() => simulatedOptionsFromConfig({ SIMULATED_STATE_DIR: 'rel/dir' }), /SIMULATED_STATE_DIR/);
   });
 });

@@ -87,8 +87,8 @@ describe('peer-pods webhook called by the API server', () => {
     serving = server.start(abort.signal);
     const { port } = await server.address();
     // The Service selects the webhook Deployment's pods, which no node runs here (the control
-    // plane's Endpoints controller lists none): the Service resolves to this process instead, as
-    // `peerpods start` installs it (src/cli/start/local-stack.ts).
+    // plane's Endpoints controller lists none): the Service resolves to this process instead (on
+    // `peerpods start` the webhook Deployment's pods serve it, found through the Endpoints).
     env.cluster.internals.setServiceResolver((namespace, name) => {
       if (namespace === NS && name === 'peer-pods-webhook-svc') return { host: '127.0.0.1', port };
       throw new Error(`no endpoints available for service "${name}"`);

@@ -15,6 +15,7 @@ import { containerViewEnv } from '../../kubelet/process/container-view/view.ts';
 import type { ProcessRuntimeOptions } from '../../kubelet/process/options.ts';
 import { ClusterPodStreams } from '../../kubelet/process/pod-streams.ts';
 import type { PodStreams } from '../../kubelet/streams.ts';
+import type { PodTokenSource } from '../../auth/tokens/index.ts';
 
 export interface ClusterOptions {
   /** Simulated worker nodes created at start (node-1..N). Default 0. */
@@ -36,7 +37,8 @@ export interface ClusterOptions {
 /** How processes reach the API server (known once it listens). */
 export interface ApiServerAccess {
   apiServer(): { host: string; port: number };
-  token(): string;
+  /** The service-account tokens of pods' projected volumes. */
+  podTokens: PodTokenSource;
   caPem(): string;
 }
 

@@ -15,6 +15,8 @@ import { storeReader, type KubeInternals, type ObjectReader } from './objects.ts
 import type { ApiServerAddress } from './service-env.ts';
 import { makeMounts } from './volumes/mounts.ts';
 import type { PayloadContext } from './volumes/payloads.ts';
+import { PodTokens } from './volumes/service-account-tokens.ts';
+import type { PodTokenSource } from '../../auth/tokens/index.ts';
 import { setUpPodVolumes, type PodVolume } from './volumes/pod-volumes.ts';
 import {
   SERVICE_ACCOUNT_MOUNT_PATH,
@@ -27,11 +29,13 @@ import {
 export interface ConfigSourceSettings {
   /** Where containers reach the API server (KUBERNETES_SERVICE_HOST/PORT). */
   apiServer(): ApiServerAddress;
+  /** Pod-bound tokens of the pod's ServiceAccount, for serviceAccountToken projections. */
+  podTokens: PodTokenSource;
   /**
-   * The token in every service-account directory. Until the API server serves TokenRequest this
-   * is the cluster's bearer token, so every process pod acts with the cluster's full rights.
+   * How often a pod's token-bearing volumes are looked at again at most, as the kubelet's pod
+   * sync period (1 min); a token due earlier is replaced when due.
    */
-  token(): string;
+  tokenResyncMs?: number;
   /** The cluster CA (`ca.crt`, and the `kube-root-ca.crt` ConfigMap when none is stored). */
   caPem(): string;
   /** Holds the simulated nodes' filesystems (`nodes/<node>/rootfs`), which hostPath volumes use. */
@@ -42,7 +46,11 @@ interface PodState {
   podDir: string;
   pod: JsonObject;
   volumes: Map<string, PodVolume>;
+  tokens: PodTokens;
+  tokenTimer?: NodeJS.Timeout;
 }
+
+const TOKEN_RESYNC_MS = 60_000;
 
 function uidOf(pod: JsonObject): string {
   return String((pod.metadata as JsonObject | undefined)?.uid ?? '');
@@ -99,6 +107,7 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
   }
 
   release(podUid: string): void {
+    clearTimeout(this.pods.get(podUid)?.tokenTimer);
     this.pods.delete(podUid);
     this.pending.delete(podUid);
     if (this.pods.size === 0) {
@@ -114,11 +123,38 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
     this.flushing = undefined;
   }
 
-  private context(pod: JsonObject): PayloadContext {
+  private context(pod: JsonObject, tokens: PodTokens): PayloadContext {
     const spec = (pod.spec ?? {}) as JsonObject;
     const node = this.reader.get('nodes', '', String(spec.nodeName ?? ''));
     const allocatable = ((node?.status as JsonObject | undefined)?.allocatable ?? {}) as Record<string, unknown>;
-    return { reader: this.reader, pod, allocatable, token: () => this.settings.token() };
+    return { reader: this.reader, pod, allocatable, tokens };
+  }
+
+  /** Rewrites the pod's volumes when its first token is due, or at the resync period. */
+  private scheduleTokenRefresh(uid: string, state: PodState): void {
+    clearTimeout(state.tokenTimer);
+    const due = state.tokens.nextRefreshAt();
+    if (due === undefined) return;
+    const resync = this.settings.tokenResyncMs ?? TOKEN_RESYNC_MS;
+    const delay = Math.max(0, Math.min(due - state.tokens.now(), resync));
+    state.tokenTimer = setTimeout(() => {
+      if (this.pods.get(uid) !== state) return;
+      this.refreshVolumes(state);
+      this.scheduleTokenRefresh(uid, state);
+    }, delay);
+    state.tokenTimer.unref();
+  }
+
+  private refreshVolumes(state: PodState, onlyFor?: Set<string>): void {
+    const ctx = this.context(state.pod, state.tokens);
+    for (const volume of state.volumes.values()) {
+      if (!volume.refresh || (onlyFor && !volume.deps.some((k) => onlyFor.has(k)))) continue;
+      try {
+        volume.refresh(ctx);
+      } catch {
+        // Kept as it was; the next change of its sources tries again.
+      }
+    }
   }
 
   private podState(pod: JsonObject, podDir: string): PodState {
@@ -129,12 +165,16 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
     if (automountsServiceAccount(pod, this.reader))
       volumes.push({ name: SERVICE_ACCOUNT_VOLUME, projected: SERVICE_ACCOUNT_SOURCE });
     // A failure throws before anything is remembered: the next prepare sets the pod up again.
+    clearTimeout(known?.tokenTimer);
+    const tokens = new PodTokens(this.settings.podTokens, pod);
     const state: PodState = {
       podDir,
       pod,
-      volumes: setUpPodVolumes(volumes, podDir, this.settings.stateDir, this.context(pod)),
+      volumes: setUpPodVolumes(volumes, podDir, this.settings.stateDir, this.context(pod, tokens)),
+      tokens,
     };
     this.pods.set(uid, state);
+    this.scheduleTokenRefresh(uid, state);
     this.watcher ??= this.kube.storage.watch('/', this.kube.storage.currentRevision(), (c) => this.observe(c));
     return state;
   }
@@ -161,16 +201,7 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
     this.pending.clear();
     for (const [uid, keys] of pending) {
       const state = this.pods.get(uid);
-      if (!state) continue;
-      const ctx = this.context(state.pod);
-      for (const volume of state.volumes.values()) {
-        if (!volume.refresh || !volume.deps.some((k) => keys.has(k))) continue;
-        try {
-          volume.refresh(ctx);
-        } catch {
-          // Kept as it was; the next change of its sources tries again.
-        }
-      }
+      if (state) this.refreshVolumes(state, keys);
     }
   }
 }

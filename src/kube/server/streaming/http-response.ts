@@ -3,6 +3,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { StatusError } from '../../../apimachinery/errors/index.ts';
+import { errorHeaders } from '../../auth/forbidden.ts';
 
 export function writeRawResponse(
   socket: Duplex,
@@ -25,7 +26,8 @@ export function writeRawResponse(
 
 /** A Status body, as the API server's own refusals are. */
 export function writeStatusResponse(socket: Duplex, err: StatusError): void {
-  writeRawResponse(socket, err.code, { 'Content-Type': 'application/json' }, JSON.stringify(err.toStatus()));
+  const headers = { 'Content-Type': 'application/json', ...errorHeaders(err) };
+  writeRawResponse(socket, err.code, headers, JSON.stringify(err.toStatus()));
 }
 
 /** The kubelet's refusals are plain text (http.Error), passed on by the API server's proxy. */

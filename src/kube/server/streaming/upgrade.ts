@@ -34,6 +34,7 @@ import { notServed } from './requests.ts';
 import { SpdySession } from './spdy/session.ts';
 import { ChannelConnection } from './ws-channels.ts';
 import { webSocketByteStream } from './ws-tunnel.ts';
+import { ImpersonationRequestError } from '../../auth/impersonation.ts';
 
 export interface UpgradeContext {
   deps: HandlerDeps;
@@ -76,6 +77,7 @@ export function createUpgradeHandler(
     socket.on('error', () => socket.destroy());
     serve(ctx, accept, req, socket, head).catch((e: unknown) => {
       if (e instanceof KubeletRefusal) return writeTextResponse(socket, e.code, e.message, e.headers);
+      if (e instanceof ImpersonationRequestError) return writeTextResponse(socket, e.code, e.text);
       const err = e instanceof StatusError ? e : internalError(e instanceof Error ? e.message : String(e));
       writeStatusResponse(socket, err);
     });

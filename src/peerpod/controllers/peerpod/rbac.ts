@@ -1,37 +1,30 @@
-// What the PeerPod controller may do, and nothing more (the source of config/rbac/). Compared with
-// upstream's kubebuilder markers: no create/update on PeerPods (it never creates one, and removes
-// its finalizer by patch), no byom-ip-pool-state ConfigMap (no byom provider), and the settings are
-// readable only under their two names; list/watch there work because our informers select them
-// with `metadata.name=<name>`, which RBAC authorizes through resourceNames.
-import type { PolicyRule } from '../../../runtime/index.ts';
+// What the PeerPod controller may do (the source of its part of config/rbac/), each rule derived
+// from a call it makes:
+// ClusterRole (PeerPods live in every namespace):
+// - peerpods list/watch: its informer; the orphan sweep's fresh list.
+// - peerpods get/patch: removing its finalizer (a guarded JSON patch, re-read on conflict).
+// - peerpods delete: the older duplicates of a Pod's PeerPod.
+// - peerpods/status patch: phase, conditions, lastError.
+// - pods get: the owner Pod, so a provider error is also reported on it as an event.
+// - namespaces get kube-system: the cluster's UID, the orphan sweep's VM tag.
+// - events create/patch: on PeerPods and Pods (their namespaces) and on kube-system (in `default`).
+// Role in $PEERPODS_NAMESPACE: the settings (list/watch by name) and its leader-election Lease.
+// Compared with upstream's kubebuilder markers: no create/update on PeerPods, no finalizers
+// subresource (it sets no owner reference), no byom-ip-pool-state ConfigMap (no byom provider).
+import { eventRecorderRules, leaderElectionRules } from '../../../runtime/index.ts';
+import type { ComponentRules } from '../../../runtime/index.ts';
 import { GROUP } from '../../api/index.ts';
+import { credentialRules } from '../../providers/index.ts';
 
-export interface PeerPodRbac {
-  /** ClusterRole: PeerPods everywhere, owner Pods (for events), events, the kube-system namespace (cluster UID). */
-  cluster: PolicyRule[];
-  /** Role in $PEERPODS_NAMESPACE: the two settings objects. */
-  settings: PolicyRule[];
-  /** Role in $PEERPODS_NAMESPACE: leader election. */
-  leaderElection: PolicyRule[];
-}
-
-export function peerPodRbacRules(names: { configMap: string; secret: string }): PeerPodRbac {
+export function peerPodRbacRules(o: { configMap: string; secret: string; leaseName: string }): ComponentRules {
   return {
     cluster: [
       { apiGroups: [GROUP], resources: ['peerpods'], verbs: ['get', 'list', 'watch', 'patch', 'delete'] },
-      { apiGroups: [GROUP], resources: ['peerpods/status'], verbs: ['get', 'patch'] },
-      { apiGroups: [GROUP], resources: ['peerpods/finalizers'], verbs: ['update'] },
+      { apiGroups: [GROUP], resources: ['peerpods/status'], verbs: ['patch'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: ['kube-system'] },
+      ...eventRecorderRules(),
     ],
-    settings: [
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'], resourceNames: [names.configMap] },
-      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'], resourceNames: [names.secret] },
-    ],
-    leaderElection: [
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-    ],
+    namespaced: [...credentialRules(o), ...leaderElectionRules(o.leaseName)],
   };
 }

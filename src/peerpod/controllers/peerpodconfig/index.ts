@@ -17,7 +17,17 @@ import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
 import { peerPodConfigMetrics } from './metrics.ts';
 import { OWNER_ANNOTATION, advertised } from './nodes.ts';
 import type { NodeObject } from './nodes.ts';
-import { MANAGED_BY, MANAGED_BY_LABEL, OWNER_NAMESPACE_LABEL, OWNER_NAME_LABEL } from './objects.ts';
+import {
+  ADAPTOR_DAEMONSET,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  OWNER_NAMESPACE_LABEL,
+  OWNER_NAME_LABEL,
+  WEBHOOK_DEPLOYMENT,
+  WEBHOOK_SECRET,
+  WEBHOOK_SERVICE,
+  webhookConfigurationName,
+} from './objects.ts';
 import { CONTROLLER_NAME, resolveOptions } from './options.ts';
 import type { PeerPodConfigControllerOptions, ResolvedOptions } from './options.ts';
 import { peerPodConfigReconciler } from './reconciler.ts';
@@ -53,11 +63,19 @@ export function setupPeerPodConfigController(
   options: PeerPodConfigControllerOptions = {},
 ): PeerPodConfigController {
   const opts = resolveOptions(options);
-  const configs = manager.informerFor<PeerPodConfig>(PeerPodConfigs);
+  // Namespaced: only that namespace's configs, and each deployed object selected by its fixed name,
+  // so `resourceNames` in the controller's Role cover the list/watch too (see rbac.ts).
+  const home = opts.namespace;
+  const configs = manager.informerFor<PeerPodConfig>(PeerPodConfigs, home ? { namespace: home } : undefined);
   const nodes = manager.informerFor<NodeObject>(Nodes);
   const metrics = peerPodConfigMetrics(manager.metricsRegistry);
   const events = manager.getEventRecorder(`${CONTROLLER_NAME}-controller`);
-  const managed = { scope: { labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` } };
+  const managed = (name: string) => ({
+    scope: {
+      labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}`,
+      ...(home ? { namespace: home, fieldSelector: `metadata.name=${name}` } : {}),
+    },
+  });
 
   // A node change can move every config's spread (a join re-spreads the limit): requeue them all.
   const allConfigs = (): Request[] =>
@@ -70,15 +88,23 @@ export function setupPeerPodConfigController(
   };
 
   let builder = new ControllerBuilder(manager, CONTROLLER_NAME)
-    .for<PeerPodConfig>(PeerPodConfigs, { predicates: [specOrLifecycleChanged()] })
+    .for<PeerPodConfig>(PeerPodConfigs, {
+      predicates: [specOrLifecycleChanged()],
+      ...(home ? { scope: { namespace: home } } : {}),
+    })
     .watches<NodeObject>(Nodes, allConfigs, { predicates: [nodeChanged(opts.extendedResource)] })
-    .owns(DaemonSets, managed);
+    .owns(DaemonSets, managed(ADAPTOR_DAEMONSET));
   if (opts.webhook) {
     builder = builder
-      .owns(Deployments, managed)
-      .owns(Services, managed)
-      .owns(Secrets, managed)
-      .watches(MutatingWebhookConfigurations, ownerOfWebhookConfig, managed);
+      .owns(Deployments, managed(WEBHOOK_DEPLOYMENT))
+      .owns(Services, managed(WEBHOOK_SERVICE))
+      .owns(Secrets, managed(WEBHOOK_SECRET))
+      .watches(MutatingWebhookConfigurations, ownerOfWebhookConfig, {
+        scope: {
+          labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}`,
+          ...(home ? { fieldSelector: `metadata.name=${webhookConfigurationName(home)}` } : {}),
+        },
+      });
   }
   const controller = builder
     .withOptions({
@@ -105,6 +131,8 @@ export function setupPeerPodConfigController(
 }
 
 export {
+  ADAPTOR_SERVICE_ACCOUNT,
+  WEBHOOK_SERVICE_ACCOUNT,
   CONTROLLER_NAME as PEERPODCONFIG_CONTROLLER_NAME,
   DEFAULT_ADAPTOR_IMAGE,
   DEFAULT_EXCLUDED_NAMESPACES,

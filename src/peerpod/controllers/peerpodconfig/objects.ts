@@ -6,6 +6,7 @@ import type { KubeObject } from '../../../runtime/index.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
 import { DEFAULT_CLOUD_SECRET_NAME, DEFAULT_CONFIGMAP_NAME, DEFAULT_NODE_SELECTOR } from '../../api/peerpodconfig.ts';
 import { MUTATE_POD_PATH } from '../../webhook/handler.ts';
+import { WEBHOOK_SERVICE_ACCOUNT } from './options.ts';
 import type { ResolvedOptions, ResolvedWebhookOptions } from './options.ts';
 
 export const ADAPTOR_DAEMONSET = 'peerpodconfig-ctrl-caa-daemon';
@@ -16,6 +17,12 @@ export const WEBHOOK_NAME = 'mwebhook.peerpods.io';
 export const WEBHOOK_PORT = 9443;
 export const WEBHOOK_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs';
 const WEBHOOK_PROBE_PORT = 8081;
+/**
+ * Readiness is checked every 2 s rather than kube's default 10 s: the first probe runs as the
+ * process starts (before it listens), and a new pod should take work (a rollout move on) seconds
+ * after it is ready, not at the next 10 s tick. /readyz is a cheap in-process check.
+ */
+const READINESS_PERIOD_SECONDS = 2;
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'peerpodconfig-controller';
@@ -77,7 +84,8 @@ export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): Kub
       template: {
         metadata: { labels },
         spec: {
-          serviceAccountName: 'default',
+          // Its own account, bound by `peerpods deploy` to the adaptor's rules (adaptor/rbac.ts).
+          serviceAccountName: opts.adaptorServiceAccountName,
           nodeSelector: cfg.spec.nodeSelector ?? { ...DEFAULT_NODE_SELECTOR },
           hostNetwork: true,
           containers: [
@@ -99,7 +107,7 @@ export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): Kub
               ...(ours
                 ? {
                     ports: [{ name: 'probes', containerPort: ADAPTOR_PROBE_PORT, protocol: 'TCP' }],
-                    readinessProbe: probe('/readyz'),
+                    readinessProbe: { ...probe('/readyz'), periodSeconds: READINESS_PERIOD_SECONDS },
                     livenessProbe: probe('/healthz'),
                   }
                 : {}),
@@ -136,6 +144,9 @@ export function webhookDeployment(cfg: PeerPodConfig, opts: ResolvedOptions, w: 
       template: {
         metadata: { labels },
         spec: {
+          // The API server calls the webhook; it never calls the API server, so it holds no token.
+          serviceAccountName: WEBHOOK_SERVICE_ACCOUNT,
+          automountServiceAccountToken: false,
           containers: [
             {
               name: 'webhook',
@@ -155,7 +166,7 @@ export function webhookDeployment(cfg: PeerPodConfig, opts: ResolvedOptions, w: 
                 { name: 'POD_VM_EXTENDED_RESOURCE', value: opts.extendedResource },
               ],
               ports: [{ name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' }],
-              readinessProbe: probe('/readyz'),
+              readinessProbe: { ...probe('/readyz'), periodSeconds: READINESS_PERIOD_SECONDS },
               livenessProbe: probe('/healthz'),
               securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true },
               volumeMounts: [{ name: 'cert', mountPath: WEBHOOK_CERT_DIR, readOnly: true }],

@@ -6,6 +6,9 @@ import type { DropMode } from '../../webhook/mutate.ts';
 export const CONTROLLER_NAME = 'peerpodconfig';
 export const DEFAULT_ADAPTOR_IMAGE = 'quay.io/confidential-containers/cloud-api-adaptor';
 export const DEFAULT_WEBHOOK_IMAGE = 'ghcr.io/peerpods/peerpods:latest';
+/** ServiceAccounts of what a PeerPodConfig deploys; `peerpods deploy` creates them with their RBAC. */
+export const ADAPTOR_SERVICE_ACCOUNT = 'peerpod-adaptor';
+export const WEBHOOK_SERVICE_ACCOUNT = 'peer-pods-webhook';
 /** Namespaces the webhook never sees, besides its own: a broken webhook must not block the system. */
 export const DEFAULT_EXCLUDED_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'];
 const DAY_MS = 86_400_000;
@@ -32,12 +35,20 @@ export interface WebhookDeployOptions {
 }
 
 export interface PeerPodConfigControllerOptions {
+  /**
+   * Honour only the PeerPodConfigs of this namespace, and watch only it (with the objects they
+   * deploy selected by name), so a namespace Role is all the controller needs there. Default: every
+   * namespace (an embedder's manager, with cluster-wide rights).
+   */
+  namespace?: string;
   /** The node resource one pod VM takes. Default kata.peerpods.io/vm. */
   extendedResource?: string;
   /** The adaptor image. Default $RELATED_IMAGE_CAA, else upstream's. */
   adaptorImage?: string;
   /** Deploy the adaptor DaemonSet. Default true. */
   deployAdaptor?: boolean;
+  /** The adaptors' ServiceAccount (made with its RBAC by `peerpods deploy`). Default peerpod-adaptor. */
+  adaptorServiceAccountName?: string;
   /** Deploy the webhook; false leaves it to someone else (e.g. a Helm chart). Default: deployed. */
   webhook?: WebhookDeployOptions | false;
   maxConcurrentReconciles?: number;
@@ -51,9 +62,11 @@ export interface ResolvedWebhookOptions extends Required<Omit<WebhookDeployOptio
 }
 
 export interface ResolvedOptions {
+  namespace: string | undefined;
   extendedResource: string;
   adaptorImage: string;
   deployAdaptor: boolean;
+  adaptorServiceAccountName: string;
   webhook: ResolvedWebhookOptions | false;
   maxConcurrentReconciles: number;
   rateLimiter: RateLimiter | undefined;
@@ -63,9 +76,11 @@ export interface ResolvedOptions {
 export function resolveOptions(o: PeerPodConfigControllerOptions = {}): ResolvedOptions {
   const w = o.webhook;
   return {
+    namespace: o.namespace || undefined,
     extendedResource: o.extendedResource ?? DEFAULT_EXTENDED_RESOURCE,
     adaptorImage: o.adaptorImage ?? (process.env.RELATED_IMAGE_CAA || DEFAULT_ADAPTOR_IMAGE),
     deployAdaptor: o.deployAdaptor ?? true,
+    adaptorServiceAccountName: o.adaptorServiceAccountName ?? ADAPTOR_SERVICE_ACCOUNT,
     webhook:
       w === false
         ? false

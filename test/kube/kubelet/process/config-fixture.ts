@@ -9,9 +9,14 @@ import type { JsonObject } from '../../../../src/apimachinery/meta/index.ts';
 import { internalContext } from '../../../../src/kube/registry/context.ts';
 import { ApiContainerConfigSource } from '../../../../src/kube/kubelet/process/config-source.ts';
 import { startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 
 export const API_SERVER = { host: '127.0.0.1', port: 6443 };
-export const TOKEN = 'cluster-bearer-token';
+
+/** The claims of a service-account JWT (its middle part). */
+export function jwtClaims(token: string): JsonObject {
+  return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as JsonObject;
+}
 
 export interface ConfigFixture {
   cp: TestCluster;
@@ -28,7 +33,7 @@ export async function startConfigFixture(namespace: string): Promise<ConfigFixtu
   const stateDir = mkdtempSync(join(tmpdir(), 'peerpods-config-'));
   const source = new ApiContainerConfigSource(cp.internals, {
     apiServer: () => API_SERVER,
-    token: () => TOKEN,
+    podTokens: cp.internals.podTokens,
     caPem: () => cp.caPem,
     stateDir,
   });
@@ -37,6 +42,9 @@ export async function startConfigFixture(namespace: string): Promise<ConfigFixtu
     return cp.internals.store.create(def, ns, body, internalContext('test'));
   };
   await create('namespaces', undefined, { metadata: { name: namespace } });
+  // Pods' tokens are issued for their ServiceAccount, which the controller creates.
+  const saDef = cp.internals.catalog.lookup('', 'v1', 'serviceaccounts')!;
+  await waitFor(() => !!cp.internals.store.getStored(saDef, namespace, 'default'), 'ServiceAccount default');
   let pods = 0;
   return {
     cp,

@@ -1,4 +1,4 @@
-// The generated Deployment config/manager/deployment_peerpods-controller-manager.yaml runs on the
+// The generated Deployment config/manager/deployment_peerpod-controller.yaml runs on the
 // embedded cluster as shipped: its pod is a real `peerpods run peerpod-controller …` process with
 // the pod's env, volumes (the emptyDir /tmp, the optional ssh secret) and service-account directory,
 // reaching the API server in-cluster, and it turns Ready through its own readiness probe on :8081.
@@ -28,8 +28,11 @@ describe('process runtime: the generated controller-manager Deployment', () => {
   test('its pod runs the real operator and becomes Running and Ready through its probe', async () => {
     await ok(['apply', '-f', config('crd/bases')]);
     await ok(['apply', '-f', config('manager/namespace_peerpods-system.yaml')]);
-    await ok(['apply', '-f', config('rbac/serviceaccount_peerpods-controller-manager.yaml')]);
-    await ok(['apply', '-f', config('manager/deployment_peerpods-controller-manager.yaml')]);
+    // Its identity as generated: the ServiceAccount and its roles.
+    for (const kind of ['serviceaccount', 'clusterrole', 'clusterrolebinding', 'role', 'rolebinding']) {
+      await ok(['apply', '-f', config(`rbac/${kind}_peerpod-controller.yaml`)]);
+    }
+    await ok(['apply', '-f', config('manager/deployment_peerpod-controller.yaml')]);
     const pods = async (): Promise<JsonObject[]> =>
       (
         JSON.parse(

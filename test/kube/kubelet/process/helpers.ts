@@ -43,18 +43,35 @@ export function pidsWithMarker(value: string): number[] {
 }
 
 /** PIDs of live processes whose command line holds every one of `args`. */
+/** Processes of this test (descendants of this process) whose argv holds every one of `args`. */
 export function pidsWithCmdline(...args: string[]): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const argv = readFileSync(`/proc/${entry}/cmdline`, 'latin1').split('\0');
-      if (args.every((a) => argv.includes(a)) && alive(Number(entry))) pids.push(Number(entry));
+      const pid = Number(entry);
+      if (args.every((a) => argv.includes(a)) && alive(pid) && descendsFromUs(pid)) pids.push(pid);
     } catch {
       // gone meanwhile
     }
   }
   return pids;
+}
+
+/** Other tests running at the same time start the same commands; only ours count. */
+function descendsFromUs(pid: number): boolean {
+  for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+    if (p === process.pid) return true;
+    try {
+      // The command name in field 2 may hold spaces and parentheses; the ppid follows the last ')'.
+      const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
+      p = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 export function alive(pid: number): boolean {

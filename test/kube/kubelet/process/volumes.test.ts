@@ -12,7 +12,7 @@ import { ContainerConfigError, type VolumeMount } from '../../../../src/kube/kub
 import { internalContext } from '../../../../src/kube/registry/context.ts';
 import { kubectl } from '../../../helpers/kubectl.ts';
 import { waitFor } from '../../../helpers/wait.ts';
-import { TOKEN, containerOf, podOf, startConfigFixture, type ConfigFixture } from './config-fixture.ts';
+import { containerOf, jwtClaims, podOf, startConfigFixture, type ConfigFixture } from './config-fixture.ts';
 
 const NS = 'voltest';
 const SA_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -101,7 +101,7 @@ describe('API-backed volumes', () => {
   });
 
   test('downwardAPI and projected volumes', async () => {
-    const { config } = await prepare(
+    const { pod, config } = await prepare(
       {
         volumes: [
           {
@@ -149,7 +149,13 @@ describe('API-backed volumes', () => {
     const bundle = mountAt(config.mounts, '/etc/bundle').hostPath;
     const files = readdirSync(bundle).filter((n) => !n.startsWith('..'));
     assert.deepEqual(files.sort(), ['ns', 'other.txt', 'sa-token', 'tls.crt', 'tls.key']);
-    assert.equal(readFileSync(join(bundle, 'sa-token'), 'utf8'), TOKEN);
+    // A token of the pod's ServiceAccount bound to the pod (pkg/serviceaccount/claims.go).
+    const claims = jwtClaims(readFileSync(join(bundle, 'sa-token'), 'utf8'));
+    assert.equal(claims.sub, `system:serviceaccount:${NS}:default`);
+    assert.deepEqual((claims['kubernetes.io'] as JsonObject).pod, {
+      name: 'web',
+      uid: (pod.metadata as JsonObject).uid,
+    });
     assert.equal(readFileSync(join(bundle, 'ns'), 'utf8'), NS);
     assert.equal(modeOf(join(bundle, 'tls.crt')), 0o440);
   });
@@ -324,10 +330,12 @@ describe('local volumes', () => {
 
 describe('service-account directory', () => {
   test('mounted read-only with token, ca.crt and namespace', async () => {
-    const { config } = await prepare({ containers: [{ name: 'c', image: 'x' }] });
+    const { pod, config } = await prepare({ containers: [{ name: 'c', image: 'x' }] });
     const sa = mountAt(config.mounts, SA_PATH);
     assert.equal(sa.readOnly, true);
-    assert.equal(readFileSync(join(sa.hostPath, 'token'), 'utf8'), TOKEN);
+    const claims = jwtClaims(readFileSync(join(sa.hostPath, 'token'), 'utf8'));
+    assert.equal(claims.sub, `system:serviceaccount:${NS}:default`);
+    assert.equal(((claims['kubernetes.io'] as JsonObject).pod as JsonObject).uid, (pod.metadata as JsonObject).uid);
     assert.equal(readFileSync(join(sa.hostPath, 'ca.crt'), 'utf8'), fx.cp.caPem);
     assert.equal(readFileSync(join(sa.hostPath, 'namespace'), 'utf8'), NS);
     assert.ok(lstatSync(join(sa.hostPath, 'token')).isSymbolicLink());

@@ -47,8 +47,28 @@ const spdy = (protocols: string[], token?: string): Record<string, string | stri
 });
 const exec = '/api/v1/namespaces/default/pods/one/exec?command=true&stdout=true';
 
-test('an upgrade without the bearer token: 401 Status', async () => {
+// Without a token the request is anonymous (kube-apiserver's --anonymous-auth defaults to true) and
+// RBAC refuses it (responsewriters/errors.go ForbiddenStatusError, api/errors NewForbidden); a token
+// no authenticator recognises is a 401 (filters/authentication.go).
+test('an upgrade without the bearer token: anonymous, 403 Status', async () => {
   const a = await call('POST', exec, spdy(['v4.channel.k8s.io']));
+  assert.equal(a.code, 403);
+  assert.equal(a.headers['x-content-type-options'], 'nosniff');
+  assert.deepEqual(JSON.parse(a.body), {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message:
+      'pods "one" is forbidden: User "system:anonymous" cannot create resource "pods/exec" in API group "" in the namespace "default"',
+    reason: 'Forbidden',
+    details: { name: 'one', kind: 'pods' },
+    code: 403,
+  });
+});
+
+test('an upgrade with a wrong bearer token: 401 Status', async () => {
+  const a = await call('POST', exec, spdy(['v4.channel.k8s.io'], 'not-the-token'));
   assert.equal(a.code, 401);
   assert.deepEqual(JSON.parse(a.body), {
     kind: 'Status',

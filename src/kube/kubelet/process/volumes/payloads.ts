@@ -7,6 +7,7 @@ import { ContainerConfigError } from '../container-config.ts';
 import { containerResourceValue, metadataFieldValue, type ResourceFieldSelector } from '../downward.ts';
 import { requireObject, type ObjectReader } from '../objects.ts';
 import type { FileProjection, Payload } from './atomic-writer.ts';
+import type { PodTokens } from './service-account-tokens.ts';
 
 /** What the payloads of one pod read. */
 export interface PayloadContext {
@@ -14,11 +15,8 @@ export interface PayloadContext {
   /** The pod as last seen (downwardAPI files follow its labels and annotations). */
   pod: JsonObject;
   allocatable: Record<string, unknown>;
-  /**
-   * The service-account token projected files carry. Until TokenRequest exists this is the
-   * cluster's bearer token, the same for every pod.
-   */
-  token(): string;
+  /** The pod's service-account tokens: one per serviceAccountToken projection (audience, lifetime). */
+  tokens: PodTokens;
 }
 
 export interface Computed {
@@ -130,8 +128,9 @@ export function projectedPayload(source: JsonObject, ctx: PayloadContext): Compu
     else if (s.downwardAPI)
       merge(downwardAPIPayload(((s.downwardAPI as JsonObject).items ?? []) as JsonObject[], defaultMode, ctx));
     else if (s.serviceAccountToken) {
-      const path = String((s.serviceAccountToken as JsonObject).path ?? '');
-      payload.set(path, { data: Buffer.from(ctx.token(), 'utf8'), mode: defaultMode });
+      const projection = s.serviceAccountToken as JsonObject;
+      const token = ctx.tokens.token(projection);
+      payload.set(String(projection.path ?? ''), { data: Buffer.from(token, 'utf8'), mode: defaultMode });
     } else
       throw new ContainerConfigError(
         `projected source ${Object.keys(s).join(', ')} is not supported by the process runtime`,
