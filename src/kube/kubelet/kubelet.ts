@@ -23,8 +23,9 @@
 // the pod is deleted.
 //
 // Pods with a container of a process image (process/options.ts) are handed to the process runtime
-// instead: they run as real processes, on a loopback pod IP 127.<244+i>.<j>.<host> that mirrors the
-// node's pod CIDR (10.<244+i>.<j>.0/24), so their ports are reachable from this machine.
+// instead: they run as real processes, on a loopback pod IP 127.<block+i>.<j>.<host> that mirrors the
+// node's pod CIDR (10.<244+i>.<j>.0/24) in the block the runtime claimed (127.244 unless another
+// cluster on this machine holds it), so their ports are reachable from this machine.
 import { createHash } from 'node:crypto';
 import { ContainerRuns, DEFAULT_CRASH_LOOP_BACKOFF, containerId, type CrashLoopBackOff } from './container-runs.ts';
 import type { JsonObject, ObjectMeta } from '../../apimachinery/meta/index.ts';
@@ -85,7 +86,7 @@ export class SimulatedKubelet {
   }
 
   get hostIp(): string {
-    return nodeIp(this.index);
+    return nodeIp(this.index, this.processes?.loopbackBlock);
   }
 
   stop(): void {
@@ -118,7 +119,9 @@ export class SimulatedKubelet {
     const terminal = status.phase === 'Succeeded' || status.phase === 'Failed';
     if (this.processes?.owns(pod) && !meta.deletionTimestamp && !terminal) {
       const hostNetwork = spec.hostNetwork === true;
-      const podIP = hostNetwork ? this.hostIp : this.allocateIp(key, processPodCidrBase(this.index));
+      const podIP = hostNetwork
+        ? this.hostIp
+        : this.allocateIp(key, processPodCidrBase(this.index, this.processes?.loopbackBlock));
       this.processPods.add(key);
       this.processes.start(key, pod, { nodeName: this.nodeName, podIP, hostIP: this.hostIp });
       return;
@@ -135,7 +138,9 @@ export class SimulatedKubelet {
 
   private remember(key: string, ip: string): void {
     const host = Number(ip.split('.')[3]);
-    const ours = [podCidrBase(this.index), processPodCidrBase(this.index)].some((base) => ip.startsWith(`${base}.`));
+    const ours = [podCidrBase(this.index), processPodCidrBase(this.index, this.processes?.loopbackBlock)].some((base) =>
+      ip.startsWith(`${base}.`),
+    );
     if (this.ips.has(key) || !ours) return;
     this.ips.set(key, host);
     this.used.add(host);

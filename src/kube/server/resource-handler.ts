@@ -36,7 +36,8 @@ export async function handleResource(
   const namespace = resolveNamespace(def, route);
   const createOnly = deps.extensions.createOnly?.get(createOnlyKey(def.group, def.resource, route.subresource));
   if (createOnly) {
-    if (req.method !== 'POST') throw methodNotAllowed('the server does not allow this method on the requested resource');
+    if (req.method !== 'POST')
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
     const ctx = requestContext(req, query, user, false);
     const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES, ctx) as JsonObject;
     const reply = await createOnly.create({ def, namespace, name: route.name, body }, ctx);

@@ -43,8 +43,13 @@ export const DEFAULT_NODE_CONFIG: SimulatedNodeConfig = {
 const GO_ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
 export const NODE_ARCH = GO_ARCH[arch()] ?? arch();
 
-/** 127.0.0.<i> for the node's InternalIP; 10.244.<i>.0/24 for its pods. */
-export function nodeIp(index: number): string {
+/**
+ * The node's InternalIP: 127.0.0.<i>; 10.244.<i>.0/24 for its pods. Where processes really run
+ * (hostNetwork pods listen on the node IP), 127.<block>.0.<i> in the process runtime's loopback
+ * block instead, so two clusters on one machine never share an address.
+ */
+export function nodeIp(index: number, block?: number): string {
+  if (block !== undefined && index > 0 && index < 256) return `127.${block}.0.${index}`;
   return `127.0.${index >> 8}.${index & 255}`;
 }
 
@@ -52,9 +57,12 @@ export function podCidrBase(index: number): string {
   return `10.${244 + (index >> 8)}.${index & 255}`;
 }
 
-/** The loopback twin of the node's pod CIDR, for pods whose processes really listen: 127.<244+i>.<j>. */
-export function processPodCidrBase(index: number): string {
-  return `127.${244 + (index >> 8)}.${index & 255}`;
+/**
+ * The loopback twin of the node's pod CIDR, for pods whose processes really listen:
+ * 127.<block+i>.<j>, the block claimed by the process runtime (kubelet/process/loopback-block.ts).
+ */
+export function processPodCidrBase(index: number, block = 244): string {
+  return `127.${block + (index >> 8)}.${index & 255}`;
 }
 
 export function nodeConditions(ready: boolean, now = formatTime(new Date())): JsonObject[] {
@@ -85,13 +93,19 @@ export function readyCondition(ready: boolean, now = formatTime(new Date())): Js
   };
 }
 
-export function nodeStatus(name: string, index: number, config: SimulatedNodeConfig, ready = true): JsonObject {
+export function nodeStatus(
+  name: string,
+  index: number,
+  config: SimulatedNodeConfig,
+  ready = true,
+  loopbackBlock?: number,
+): JsonObject {
   return {
     capacity: { ...config.capacity },
     allocatable: { ...config.capacity },
     conditions: nodeConditions(ready),
     addresses: [
-      { type: 'InternalIP', address: nodeIp(index) },
+      { type: 'InternalIP', address: nodeIp(index, loopbackBlock) },
       { type: 'Hostname', address: name },
     ],
     daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
@@ -110,7 +124,12 @@ export function nodeStatus(name: string, index: number, config: SimulatedNodeCon
   };
 }
 
-export function nodeObject(name: string, index: number, config: SimulatedNodeConfig): JsonObject {
+export function nodeObject(
+  name: string,
+  index: number,
+  config: SimulatedNodeConfig,
+  loopbackBlock?: number,
+): JsonObject {
   return {
     metadata: {
       name,
@@ -129,7 +148,7 @@ export function nodeObject(name: string, index: number, config: SimulatedNodeCon
       },
     },
     spec: { podCIDR: `${podCidrBase(index)}.0/24`, podCIDRs: [`${podCidrBase(index)}.0/24`] },
-    status: nodeStatus(name, index, config),
+    status: nodeStatus(name, index, config, true, loopbackBlock),
   };
 }
 

@@ -110,7 +110,12 @@ export class SimulatedNodes {
     this.reserved.set(nodeName, index);
     let created: JsonObject;
     try {
-      created = await this.store.create(this.nodesDef, undefined, nodeObject(nodeName, index, this.config), ctx);
+      created = await this.store.create(
+        this.nodesDef,
+        undefined,
+        nodeObject(nodeName, index, this.config, this.processes?.loopbackBlock),
+        ctx,
+      );
     } finally {
       this.reserved.delete(nodeName);
     }
@@ -251,7 +256,7 @@ export class SimulatedNodes {
       ctx,
       (node) => {
         const status = (node.status ?? {}) as JsonObject;
-        const full = nodeStatus(name, index, this.config);
+        const full = nodeStatus(name, index, this.config, true, this.processes?.loopbackBlock);
         let changed = false;
         for (const [field, value] of Object.entries(full)) {
           const cur = status[field];

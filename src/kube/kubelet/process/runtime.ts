@@ -15,6 +15,7 @@ import { RestartBackoffs, type CrashLoopBackOff } from '../restart-backoff.ts';
 import type { ContainerConfig, ContainerConfigSource } from './container-config.ts';
 import { DEFAULT_LOG_LIMIT_BYTES, isProcessImage, type ProcessRuntimeOptions } from './options.ts';
 import { ProcessPod } from './process-pod.ts';
+import { claimLoopbackBlock, type LoopbackBlock } from './loopback-block.ts';
 
 export interface ProcessRuntimeDeps {
   store: ObjectStore;
@@ -47,6 +48,7 @@ export class ProcessRuntime {
   private readonly podsDef: ResourceDef;
   private readonly stateDir: string;
   private readonly ownStateDir: boolean;
+  private readonly loopback: LoopbackBlock;
   private readonly configSource: ContainerConfigSource & { stop?(): void };
   private stopped = false;
   /** Workers of pods that are gone, still stopping their processes. */
@@ -61,11 +63,17 @@ export class ProcessRuntime {
     this.ownStateDir = !options.stateDir;
     this.stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'peerpods-kubelet-'));
     this.configSource = options.configSource ?? deps.configSource(this.stateDir);
+    this.loopback = claimLoopbackBlock();
     if (this.ownStateDir) process.once('exit', this.removeStateDir);
   }
 
   /** A temporary state directory goes even when the process exits without stop(). */
   private readonly removeStateDir = (): void => rmSync(this.stateDir, { recursive: true, force: true });
+
+  /** The second octet of this runtime's pod IPs (loopback-block.ts). */
+  get loopbackBlock(): number {
+    return this.loopback.block;
+  }
 
   /** A pod with at least one container of a process image. */
   owns(pod: JsonObject): boolean {
@@ -140,6 +148,7 @@ export class ProcessRuntime {
     for (const p of this.pods.values()) this.removePodDir(p.uid);
     this.pods.clear();
     this.configSource.stop?.();
+    this.loopback.release();
     if (this.ownStateDir) {
       process.off('exit', this.removeStateDir);
       this.removeStateDir();

@@ -35,7 +35,9 @@ export function requestContext(
   return {
     user: user.username,
     userInfo: user,
-    dryRun: dryRuns.length > 0, fieldManager, fieldValidation: fv as FieldValidation,
+    dryRun: dryRuns.length > 0,
+    fieldManager,
+    fieldValidation: fv as FieldValidation,
     warnings: [],
   };
 }

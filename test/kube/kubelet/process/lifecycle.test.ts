@@ -44,9 +44,11 @@ describe('process runtime: container lifecycle', () => {
     assert.equal(cs.restartCount, 0);
     assert.equal(cs.ready, false);
     assert.equal(cs.image, IMAGE);
-    // A process pod's IP is the loopback twin of its node's pod CIDR (10.244.1.0/24 → 127.244.1.x).
-    assert.match(String(status(cp, 'help').podIP), /^127\.244\.1\.\d+$/);
-    assert.equal(status(cp, 'help').hostIP, '127.0.0.1');
+    // A process pod's IP is the loopback twin of its node's pod CIDR (10.244.1.0/24 → 127.244.1.x, or another 127 block when another cluster on this machine holds 127.244).
+    assert.match(String(status(cp, 'help').podIP), /^127\.\d+\.1\.\d+$/);
+    // Its node's InternalIP, 127.<block>.0.<n> (loopback-block.ts): what hostNetwork pods listen on.
+    assert.equal(status(cp, 'help').hostIP, nodeInternalIp(cp, String((spec(cp, 'help') as JsonObject).nodeName)));
+    assert.match(String(status(cp, 'help').hostIP), /^127\.\d+\.0\.1$/);
     // generate.go: a succeeded pod's Ready/ContainersReady are False with reason PodCompleted.
     assert.equal(condition(cp, 'help', 'Ready')?.reason, 'PodCompleted');
     assert.equal(condition(cp, 'help', 'Initialized')?.status, 'True');
@@ -163,8 +165,9 @@ describe('process runtime: container lifecycle', () => {
   test('a hostNetwork process pod gets the node IP', async () => {
     await createProcessPod(cp, 'hostnet', { command: ['sh', '-c', 'sleep 600'] }, { hostNetwork: true });
     await until(() => stateOf(containerStatus(cp, 'hostnet')).running, { what: 'hostnet running' });
-    assert.equal(status(cp, 'hostnet').podIP, '127.0.0.1');
-    assert.deepEqual(status(cp, 'hostnet').podIPs, [{ ip: '127.0.0.1' }]);
+    const ip = nodeInternalIp(cp, String((spec(cp, 'hostnet') as JsonObject).nodeName));
+    assert.equal(status(cp, 'hostnet').podIP, ip);
+    assert.deepEqual(status(cp, 'hostnet').podIPs, [{ ip }]);
   });
 
   test('a command that cannot be found: terminated StartError 128', async () => {
@@ -225,3 +228,14 @@ describe('process runtime: cluster stop', () => {
     assert.deepEqual(pidsWithMarker(m), []);
   });
 });
+
+function spec(cp: TestCluster, name: string): unknown {
+  const pod = cp.internals.store.get(cp.internals.catalog.lookup('', 'v1', 'pods')!, 'default', name);
+  return pod.spec;
+}
+
+function nodeInternalIp(cp: TestCluster, node: string): string {
+  const n = cp.internals.store.get(cp.internals.catalog.lookup('', 'v1', 'nodes')!, undefined, node);
+  const addresses = ((n.status as JsonObject).addresses ?? []) as JsonObject[];
+  return String(addresses.find((a) => a.type === 'InternalIP')?.address);
+}
