@@ -17,4 +17,4 @@ fi
 mapfile -t files < <(find "${roots[@]}" -name '*.test.ts' | sort)
 if [ ${#files[@]} -eq 0 ]; then echo "no test files under ${roots[*]}" >&2; exit 1; fi
 echo "== tests (${#files[@]} files)"
-exec node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"
+exec node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=1200000 "${files[@]}"

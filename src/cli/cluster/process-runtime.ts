@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_IMAGE } from '../manifests/layers.ts';
 
 /** This checkout's CLI, as the image's entrypoint runs it. */
+/** This checkout: the image's own files, which process pods always see (no volume hides them). */
+export const IMAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/+$/, '');
 export const CLI_ENTRYPOINT = [process.execPath, fileURLToPath(new URL('../../../bin/peerpods.js', import.meta.url))];
 
 /** The repository of the image `peerpods manifests` / `deploy` write (any tag runs as a process). */

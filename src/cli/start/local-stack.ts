@@ -26,7 +26,7 @@ import {
   waitForStackReady,
 } from '../../peerpod/index.ts';
 import type { DrainReport, PeerPodsStack, StackProviderName } from '../../peerpod/index.ts';
-import { processRuntimeOptions } from '../cluster/process-runtime.ts';
+import { IMAGE_ROOT, processRuntimeOptions } from '../cluster/process-runtime.ts';
 import { applyAll } from '../manifests/apply.ts';
 import { allCrds, deployTo } from '../manifests/command.ts';
 import { DEFAULT_IMAGE, PEERPOD_CONTROLLER_DEPLOYMENT, deployObjects } from '../manifests/layers.ts';
@@ -161,10 +161,12 @@ export const POD_VISIBLE_TMPDIR = '/var/tmp';
  * The PeerPod controller's pod must see the VMs the adaptor pods make: a process pod sees the host's
  * files except where a volume is mounted, and the Deployment mounts an emptyDir over /tmp (its root
  * filesystem is read-only). State under such a path would be invisible to it, so the orphan sweep
- * would see no VM: refused before anything starts, with where to put it instead.
+ * would see no VM: refused before anything starts, with where to put it instead. The checkout itself
+ * (the image's files, where the default `.peerpods` lives) is never behind a volume, even in /tmp.
  */
 function assertSeenByTheController(providerConfig: Record<string, string>, objects: KubeObject[]): void {
   const dir = providerConfig.QEMU_STATE_DIR ?? providerConfig.SIMULATED_STATE_DIR;
+  if (!dir || dir === IMAGE_ROOT || dir.startsWith(`${IMAGE_ROOT}/`)) return;
   const controller = objects.find((x) => x.kind === 'Deployment' && x.metadata.name === PEERPOD_CONTROLLER_DEPLOYMENT);
   const spec = controller?.spec as
     { template: { spec: { containers: Array<{ volumeMounts?: Array<{ mountPath: string }> }> } } } | undefined;

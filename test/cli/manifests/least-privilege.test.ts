@@ -84,7 +84,7 @@ async function prove(
     } else {
       // The refused request may come late: a replacement waits for the Lease before it works.
       let line: string | undefined;
-      const deadline = Date.now() + 25_000;
+      const deadline = Date.now() + 60_000;
       while (!line && Date.now() < deadline) {
         for (const p of pods) line ??= forbiddenLine(await podLog(w, p), user(w, g.component), g.rule);
         if (!line) await new Promise((r) => setTimeout(r, 250));
