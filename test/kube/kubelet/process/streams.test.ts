@@ -74,10 +74,10 @@ describe('process runtime: logs, exec, port-forward', () => {
     });
     // The two streams are read separately, so a loaded machine may merge them in another order:
     // what is asserted is that every line arrives once and each stream keeps its own order.
-    const full = await until(
+    const full: string = await until(
       async () => {
         const t = await logs('talker').catch(() => '');
-        return t.split('\n').length === 4 ? t : undefined;
+        return t.split('\n').length === 4 ? t : '';
       },
       { what: 'three lines', timeoutMs: 30_000 },
     );
