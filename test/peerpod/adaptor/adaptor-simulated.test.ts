@@ -44,7 +44,6 @@ describe('peer-pod adaptor (simulated cloud)', { timeout: 120_000 }, () => {
   });
 
   it('runs and deletes 50 pods on two nodes, one VM each', async () => {
-    const started = Date.now();
     const pods: KubeObject[] = [];
     for (let i = 0; i < 50; i++) pods.push(await createPod(env, { name: `many-${i}` }));
     await eventually(
@@ -83,8 +82,6 @@ describe('peer-pod adaptor (simulated cloud)', { timeout: 120_000 }, () => {
         what: 'the PeerPods to be collected',
       },
     );
-    const seconds = (Date.now() - started) / 1000;
-    assert.ok(seconds < 30, `took ${seconds} s`);
   });
 
   it('reports a failing create as a Warning on the pod and retries', async () => {
