@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods|start]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods|start|fault-campaign|storage|bounds]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -15,10 +15,26 @@ import { DEPLOY_TARGET_SECONDS, runProcessPodsBench } from './process-pods.ts';
 import type { ProcessPodResults } from './process-pods.ts';
 import { START_TARGET_SECONDS, runStartBench } from './start.ts';
 import type { StartResults } from './start.ts';
+import { runBounds, type BoundsResults } from './bounds.ts';
+import { runFaultCampaignBench } from './fault-campaign.ts';
+import type { FaultCampaignResults } from './fault-campaign.ts';
+import { RECOVERY_TARGET_SECONDS, runStorageBench } from './storage.ts';
+import type { StorageResults } from './storage.ts';
 
 const onlyIdx = process.argv.indexOf('--only');
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
-const PARTS = ['apiserver', 'runtime', 'scheduler', 'peerpod', 'peerpod-e2e', 'process-pods', 'start'];
+const PARTS = [
+  'apiserver',
+  'runtime',
+  'scheduler',
+  'peerpod',
+  'peerpod-e2e',
+  'process-pods',
+  'start',
+  'fault-campaign',
+  'storage',
+  'bounds',
+];
 if (only !== undefined && !PARTS.includes(only)) {
   console.error(`usage: npm run bench [-- --only ${PARTS.join('|')}]`);
   process.exit(2);
@@ -42,6 +58,9 @@ let peerpod: Record<string, number> | undefined;
 let peerpodE2e: Record<string, number> | undefined;
 let processPods: ProcessPodResults | undefined;
 let start: StartResults | undefined;
+let bounds: Partial<BoundsResults> | undefined;
+let faultCampaign: FaultCampaignResults | undefined;
+let storage: StorageResults | undefined;
 const wants = (part: string): boolean => only === undefined || only === part;
 if (wants('apiserver')) apiserver = await runApiserver(log);
 if (wants('runtime')) runtime = await runRuntime(log);
@@ -65,6 +84,17 @@ if (wants('start')) {
   log('start: `peerpods start` until `peerpods ready` (cluster, install + deploy, every component a Ready pod)');
   start = await runStartBench(log);
 }
+if (wants('fault-campaign')) {
+  log(
+    'fault-campaign: peer pods created and deleted on qemu while adaptors, the PeerPod controller and the webhook are killed',
+  );
+  faultCampaign = await runFaultCampaignBench(log);
+}
+if (wants('storage')) {
+  log('storage: write throughput of the memory and SQLite backends; recovery of 100,000 objects after SIGKILL');
+  storage = await runStorageBench(log);
+}
+if (wants('bounds')) bounds = await runBounds(log);
 const seconds = (nowMs() - t0) / 1000;
 
 interface Row {
@@ -220,6 +250,84 @@ if (start) {
   }
 }
 
+if (faultCampaign) {
+  const f = faultCampaign;
+  const kills = Object.entries(f.kills)
+    .map(([c, k]) => `${c} ${k.sigkill} SIGKILL + ${k.delete} force-deleted`)
+    .join(', ');
+  const conditions = `seed ${f.seed}; ${f.latencyMs} ms provider latency per create and delete; load ${f.loadAverageAtStart.join(' / ')}`;
+  const row = (figure: string, value: string, reference: string, target = '—', met: boolean | null = null) =>
+    rows.push({ figure: `fault-campaign: ${figure}`, value, reference, target, status: status(met) });
+  row('cycles', `${f.cycles} in ${f.campaignSeconds} s`, conditions);
+  row(
+    'peer pods',
+    `${f.podsCreated} created, ${f.podsDeleted} deleted (${f.podsForceDeleted} force)`,
+    `${f.vmsSeen} QEMU VMs`,
+  );
+  row('faults injected', String(f.killsTotal), kills);
+  for (const [figure, n] of [
+    ['leaked VMs', f.leaked],
+    ['duplicate VMs', f.duplicates],
+    ['stuck finalizers', f.stuckFinalizers],
+    ['stuck pods', f.stuckPods],
+  ] as const) {
+    row(figure, String(n), f.details.length ? f.details.slice(0, 3).join('; ') : '—', '0', n === 0);
+  }
+  row(
+    'time per cycle',
+    `p50 ${f.cycleP50Ms} ms, p90 ${f.cycleP90Ms} ms, max ${f.cycleMaxMs} ms`,
+    'writes, faults and settling',
+  );
+  row(
+    'stop',
+    `exit ${f.stopExitCode}, ${f.survivors.length} processes left`,
+    `start-up ${f.startSeconds} s, stop ${f.stopSeconds} s${f.aborted ? `; aborted: ${f.aborted}` : ''}`,
+    'exit 0, none left',
+    f.stopExitCode === 0 && f.survivors.length === 0,
+  );
+}
+
+if (storage) {
+  for (const w of storage.writes) {
+    rows.push({
+      figure: `storage: ${w.backend}, ${w.writes} writes (creates then updates, ${storage.objectBytes} B values)`,
+      value: `${w.writesPerSec} writes/s`,
+      reference: `${pct(w.ratioToMemory)} of the memory backend in the same run`,
+      target: '—',
+      status: '—',
+    });
+  }
+  const r = storage.recovery;
+  rows.push({
+    figure: `storage: recovery of ${r.objects} objects after SIGKILL (open + load until the first LIST)`,
+    value: `${r.afterKillSeconds} s (${r.afterKillCpuSeconds} s CPU)`,
+    reference: `${mib(r.storeBytes)} on disk; ${r.afterCloseSeconds} s after a clean close; filled in ${r.fillSeconds} s`,
+    target: `≤ ${RECOVERY_TARGET_SECONDS} s`,
+    status: status(r.met),
+  });
+}
+
+if (bounds?.patch) {
+  const p = bounds.patch;
+  rows.push({
+    figure: `bounds: server RSS while one client merge-patches a 1 MiB ConfigMap ${p.patches} times`,
+    value: `peak ${mib(p.peakRssBytes)}, end ${mib(p.finalRssBytes)}${p.serverDied ? ' — server DIED' : ''}`,
+    reference: `baseline ${mib(p.baselineRssBytes)}; ${p.completed} patches in ${round(p.seconds)} s`,
+    target: 'server survives',
+    status: status(!p.serverDied && p.completed === p.patches),
+  });
+}
+if (bounds?.watchers) {
+  const w = bounds.watchers;
+  rows.push({
+    figure: `bounds: server RSS with ${w.watchers} watchers (resourceVersion 0) of a 1 MiB ConfigMap`,
+    value: `peak ${mib(w.peakRssBytes)}, 15 s later ${mib(w.settledRssBytes)}`,
+    reference: `baseline ${mib(w.baselineRssBytes)}; ${w.received}/${w.connected} got ADDED and MODIFIED`,
+    target: '—',
+    status: '—',
+  });
+}
+
 const results = {
   machine,
   seconds,
@@ -231,6 +339,9 @@ const results = {
   peerpodE2e,
   processPods,
   start,
+  bounds,
+  storage,
+  faultCampaign,
   table: rows,
 };
 const outDir = join(BENCH_DIR, 'results');

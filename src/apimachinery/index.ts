@@ -4,6 +4,7 @@
 export * from './time/index.ts';
 export { Backoff, ItemExponentialBackoff, exponentialDelay } from './backoff.ts';
 export type { BackoffOptions, PassiveClock } from './backoff.ts';
+export { seededRandom } from './random.ts';
 export * from './events/index.ts';
 export * from './certs/index.ts';
 export * from './core/index.ts';

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { MemoryStorage } from './storage/memory.ts';
+import { SqliteStorage } from './storage/sqlite.ts';
 import type { Storage } from './storage/storage.ts';
 import { ResourceCatalog } from './registry/catalog.ts';
 import { builtinResourceDefs } from './registry/builtins.ts';
@@ -29,6 +30,7 @@ import type { PassiveClock } from '../apimachinery/backoff.ts';
 import { startClusterControllers, type ClusterOptions, type NodeControls } from './controllers/nodes/cluster.ts';
 import type { NodeAgentHandler } from './controllers/nodes/simulated-nodes.ts';
 import { createApiServer, type ApiServerOptions } from './server/server.ts';
+import type { Faults } from './server/faults/index.ts';
 import type { Extensions } from './server/extensions.ts';
 import { createSubresources } from './registry/subresources/index.ts';
 import { createTableRenderer } from './server/table/index.ts';
@@ -64,10 +66,21 @@ export interface ControlPlaneOptions extends ClusterOptions {
   token?: string;
   /** Changes kept for watches and paged lists (older resourceVersions get 410). Default 10,000. */
   historySize?: number;
+  /** Bytes of JSON those kept changes may hold, whichever bound is hit first. Default 256 MiB. */
+  historyBytes?: number;
+  /** Reads (get, list) served at once, as kube's --max-requests-inflight; 0 = unlimited. Default 400. */
+  maxRequestsInFlight?: number;
+  /** Writes served at once, as kube's --max-mutating-requests-inflight; 0 = unlimited. Default 200. */
+  maxMutatingRequestsInFlight?: number;
   /** Interval of BOOKMARK events on watches that asked for them. Default 60 s, as kube's watch cache. */
   bookmarkIntervalMs?: number;
   /** Use this storage instead of a fresh in-memory one. */
   storage?: Storage;
+  /**
+   * Keep the cluster's objects in a durable store in this directory (storage/sqlite.ts): a later
+   * start on it resumes them. Refused while another process has it open. Ignored with `storage`.
+   */
+  dataDir?: string;
   /** Where admission webhooks' `clientConfig.service` is dialled; default: the Service's Endpoints. */
   serviceResolver?: ServiceResolver;
   /** How long a core/v1 Event lives after its last write, as kube-apiserver's --event-ttl. Default 3600. */
@@ -138,6 +151,8 @@ export interface ControlPlane {
   dropWatches(): void;
   /** Forgets the watch history, so older resourceVersions get 410 Gone. */
   compactHistory(): void;
+  /** Injects faults on HTTP request paths (latency, error statuses, dropped watches, resets) for tests. */
+  faults: Faults;
   internals: ControlPlaneInternals;
 }
 
@@ -147,7 +162,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
   const plugins = enabledAdmissionPlugins(options.admissionPlugins);
-  const storage = options.storage ?? new MemoryStorage({ historySize: options.historySize });
+  const history = { historySize: options.historySize, historyBytes: options.historyBytes };
+  // A store this control plane opened is closed with it; one passed in belongs to the caller.
+  const durable = !options.storage && options.dataDir ? new SqliteStorage(options.dataDir, history) : undefined;
+  const storage = options.storage ?? durable ?? new MemoryStorage(history);
   const catalog = new ResourceCatalog();
   const admissionSettings = {
     defaultNotReadyTolerationSeconds: options.defaultNotReadyTolerationSeconds,
@@ -243,6 +261,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     authorizer,
     tls: certs.serving,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
+    inflight: {
+      maxRequestsInFlight: options.maxRequestsInFlight,
+      maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
+    },
     routes,
   });
   let port: number;
@@ -266,6 +288,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     cluster.stop();
     for (const c of controllers) c.stop();
     await api.close();
+    durable?.close();
     throw e;
   }
 
@@ -286,9 +309,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       for (const c of controllers) c.stop();
       admission.stop();
       await api.close();
+      durable?.close();
     },
     dropWatches: () => api.watches.dropAll(),
     compactHistory: () => storage.compact(),
+    faults: api.faults,
     internals: {
       storage,
       store,

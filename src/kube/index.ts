@@ -6,6 +6,8 @@ export {
   type ControlPlaneInternals,
 } from './control-plane.ts';
 export { MemoryStorage } from './storage/memory.ts';
+export { SqliteStorage, StorageLockedError, StorageOpenError, type SqliteStorageOptions } from './storage/sqlite.ts';
+export type { FaultAction, FaultHandle, FaultMatch, FaultRule, Faults } from './server/faults/index.ts';
 export type { Storage } from './storage/storage.ts';
 export { endpointsResolver } from './admission/resolver.ts';
 export type { ServiceAddress, ServiceResolver } from './admission/types.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { kubectl } from '../helpers/kubectl.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { processesMentioning, runCli } from './helpers.ts';
+import { processesMentioning, runCli } from '../helpers/cli.ts';
 
 const NS = 'peerpods-system';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { demoSteps, qemuProcessesUnder } from '../../src/peerpod/index.ts';
-import { STATE_TMPDIR, runCli } from './helpers.ts';
+import { STATE_TMPDIR, runCli } from '../helpers/cli.ts';
 
 describe('peerpods demo (qemu)', { timeout: 120_000 }, () => {
   it('every step holds and the command exits 0', async () => {

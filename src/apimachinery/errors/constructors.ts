@@ -55,7 +55,7 @@ export function invalid(group: string, kind: string, name: string, causes: Statu
   return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${shown}`, {
     name: name || undefined, // omitempty
     group: group || undefined,
-    kind,
+    kind: kind || undefined, // omitempty: errors.NewInvalid(schema.GroupKind{}, ...) names no kind
     causes,
   });
 }

@@ -29,6 +29,11 @@ export class QuantityError extends Error {
   static suffix(): QuantityError {
     return new QuantityError("unable to parse quantity's suffix");
   }
+  static tooLarge(): QuantityError {
+    return new QuantityError(
+      `quantities are limited to ${MAX_QUANTITY_DIGITS} digits and a decimal exponent of at most ${MAX_QUANTITY_EXPONENT}`,
+    );
+  }
   constructor(message: string) {
     super(message);
     this.name = 'QuantityError';
@@ -42,6 +47,16 @@ const BINARY_BY_EXPONENT = new Map(Object.entries(BINARY_SUFFIXES).map(([s, e]) 
 
 const NANO = -9;
 const MAX_INT64 = 2n ** 63n - 1n;
+
+/**
+ * Bounds checked before any arithmetic. Go's inf.Dec keeps "1e100000000" as 1 × 10^100000000 and
+ * only its int32 exponent is bounded; our exact bigint form would have to build such a number to
+ * add, compare across scales or canonicalize it (seconds to minutes of one thread), and a long run
+ * of digits costs quadratic time to canonicalize. No resource comes near these bounds: an int64 in
+ * nano-units has 28 digits.
+ */
+export const MAX_QUANTITY_DIGITS = 1000;
+export const MAX_QUANTITY_EXPONENT = 1000;
 
 export class Quantity {
   readonly unscaled: bigint;
@@ -239,8 +254,14 @@ function parseDecimalString(value: string): Decimal {
 export function parseQuantity(str: string): Quantity {
   if (str.length === 0) throw QuantityError.formatWrong();
   if (str === '0') return new Quantity({ unscaled: 0n, exponent: 0 }, 'DecimalSI', '0');
+  // Room for a sign, a point and any suffix; longer text is refused without being scanned.
+  if (str.length > MAX_QUANTITY_DIGITS + 64) throw QuantityError.tooLarge();
   const { positive, value, num, denom, suffix } = split(str);
+  // Leading zeros count too: BigInt still has to read them.
+  const digits = value.length - (/^[+-]/.test(value) ? 1 : 0) - (value.includes('.') ? 1 : 0);
+  if (digits > MAX_QUANTITY_DIGITS) throw QuantityError.tooLarge();
   const { base, exponent, format } = interpretSuffix(suffix);
+  if (exponent > MAX_QUANTITY_EXPONENT) throw QuantityError.tooLarge();
 
   // Fast path (upstream's int64Amount): small enough to be exact in an int64.
   let precision: number;

@@ -5,6 +5,7 @@ import { parsePort } from '../options.ts';
 import { registerNodeCommands } from './nodes.ts';
 import { onShutdown } from '../signals.ts';
 import { processRuntimeOptions } from './process-runtime.ts';
+import type { FaultRule } from '../../kube/index.ts';
 
 export const DEFAULT_KUBECONFIG = '.peerpods/kubeconfig';
 export const DEFAULT_CLUSTER_STATE_DIR = '.peerpods/cluster';
@@ -17,9 +18,11 @@ interface StartOptions {
   kubeconfig: string;
   nodes: number;
   stateDir: string;
+  dataDir?: string;
   localImage: string[];
   remoteRuntimeClass: string[];
   enableAdmissionPlugins: string[];
+  fault: FaultRule[];
 }
 
 export function registerClusterCommands(program: Command): void {
@@ -35,6 +38,10 @@ export function registerClusterCommands(program: Command): void {
       '--state-dir <dir>',
       'where process pods get their directories (volumes, container view)',
       DEFAULT_CLUSTER_STATE_DIR,
+    )
+    .option(
+      '--data-dir <dir>',
+      "keep the cluster's objects in a durable store in this directory, resumed by the next start (default: in memory)",
     )
     .option(
       '--local-image <ref>',
@@ -54,6 +61,12 @@ export function registerClusterCommands(program: Command): void {
       commaSeparated,
       [],
     )
+    .option(
+      '--fault <rule>',
+      'inject a fault on the request paths, for tests: a JSON rule as ControlPlane.faults.inject takes (repeatable)',
+      collectFault,
+      [],
+    )
     .action(async (opts: StartOptions) => {
       const kubeconfigPath = resolve(opts.kubeconfig);
       // Loaded here, not at the top: operators started by the same CLI never pay for the control plane.
@@ -63,9 +76,16 @@ export function registerClusterCommands(program: Command): void {
         host: opts.host,
         kubeconfigPath,
         nodes: opts.nodes,
+        ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}),
         processRuntime: processRuntimeOptions(resolve(opts.stateDir), opts.localImage),
         admissionPlugins: opts.enableAdmissionPlugins,
       });
+      try {
+        for (const rule of opts.fault) cp.faults.inject(rule);
+      } catch (e) {
+        await cp.stop();
+        throw e;
+      }
       for (const runtimeClass of [REMOTE_RUNTIME_CLASS, ...opts.remoteRuntimeClass])
         cp.internals.registerNodeAgent(runtimeClass);
       console.log(`peerpods control plane listening on ${cp.url}`);
@@ -77,6 +97,14 @@ export function registerClusterCommands(program: Command): void {
       });
     });
   registerNodeCommands(cluster, DEFAULT_KUBECONFIG);
+}
+
+function collectFault(value: string, previous: FaultRule[]): FaultRule[] {
+  try {
+    return [...previous, JSON.parse(value) as FaultRule];
+  } catch {
+    throw new InvalidArgumentError('must be a JSON fault rule, e.g. {"action":{"type":"delay","ms":100}}');
+  }
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -1,9 +1,10 @@
 // `peerpods run webhook`: the peer-pods pod mutator (POST /mutate-v1-pod, HTTPS on :9443) with
 // /healthz, /readyz and /metrics on the probe port. It needs no API access: the API server calls it.
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { runCommand } from './operator.ts';
 import { Registry } from 'prom-client';
+import { QuantityError, parseQuantity } from '../../apimachinery/index.ts';
 import { HealthChecks, ProbeServer, createLogger } from '../../runtime/index.ts';
 import { webhook } from '../../peerpod/index.ts';
 import { parseBindAddress } from '../options.ts';
@@ -16,6 +17,9 @@ export interface RunWebhookOptions {
   dropResources: webhook.DropMode;
   targetRuntimeClass: string;
   extendedResource: string;
+  maxVcpus: number;
+  /** MiB (commander names it after --max-memory). */
+  maxMemory: number;
   healthProbeBindAddress: { host: string; port: number } | false;
 }
 
@@ -32,6 +36,27 @@ function parseDropMode(value: string): webhook.DropMode {
   return value as webhook.DropMode;
 }
 
+function parseMaxVcpus(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError('must be a whole number ≥ 1');
+  return n;
+}
+
+/** A memory quantity ("32Ti", "512Gi") in whole MiB. */
+function parseMaxMemory(value: string): number {
+  let bytes: bigint;
+  try {
+    bytes = parseQuantity(value).toBigInt();
+  } catch (err) {
+    if (err instanceof QuantityError) throw new InvalidArgumentError(err.message);
+    throw err;
+  }
+  const mib = Number(bytes >> 20n);
+  if (mib < 1 || !Number.isSafeInteger(mib)) throw new InvalidArgumentError('must be a memory size of at least 1Mi');
+  return mib;
+}
+
 export async function runWebhook(o: RunWebhookOptions): Promise<void> {
   const logger = createLogger('peer-pods-webhook');
   const registry = new Registry();
@@ -42,6 +67,8 @@ export async function runWebhook(o: RunWebhookOptions): Promise<void> {
     dropResources: o.dropResources,
     targetRuntimeClass: o.targetRuntimeClass,
     extendedResource: o.extendedResource,
+    maxVcpus: o.maxVcpus,
+    maxMemoryMiB: o.maxMemory,
     logger,
     metricsRegistry: registry,
   });
@@ -60,7 +87,14 @@ export async function runWebhook(o: RunWebhookOptions): Promise<void> {
     await Promise.allSettled(runs);
   });
   logger.info(
-    { port: o.port, certDir: o.certDir, dropResources: o.dropResources, runtimeClass: o.targetRuntimeClass },
+    {
+      port: o.port,
+      certDir: o.certDir,
+      dropResources: o.dropResources,
+      runtimeClass: o.targetRuntimeClass,
+      maxVcpus: o.maxVcpus,
+      maxMemoryMiB: o.maxMemory,
+    },
     'starting the peer-pods webhook',
   );
   await Promise.all(runs);
@@ -92,6 +126,20 @@ export function registerWebhookCommand(program: Command): void {
       '--extended-resource <name>',
       'node resource one pod VM takes (env POD_VM_EXTENDED_RESOURCE)',
       process.env.POD_VM_EXTENDED_RESOURCE || webhook.DEFAULT_EXTENDED_RESOURCE,
+    )
+    .option(
+      '--max-vcpus <n>',
+      'the largest VM a pod may ask for, in vCPUs (summed cpu of its containers); larger pods are denied',
+      parseMaxVcpus,
+      webhook.DEFAULT_MAX_VCPUS,
+    )
+    .addOption(
+      new Option(
+        '--max-memory <quantity>',
+        'the largest VM memory a pod may ask for (e.g. 512Gi); larger pods are denied',
+      )
+        .argParser(parseMaxMemory)
+        .default(webhook.DEFAULT_MAX_MEMORY_MIB, '32Ti'),
     )
     .option(
       '--health-probe-bind-address <addr>',

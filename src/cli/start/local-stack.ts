@@ -22,6 +22,7 @@ import {
   drainPeerPods,
   providerConfigFor,
   providers,
+  reapOtherProviders,
   reapPreviousRuns,
   waitForStackReady,
 } from '../../peerpod/index.ts';
@@ -70,6 +71,9 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
     port: o.port ?? 0,
     nodes: o.nodes,
     ...(o.kubeconfigPath ? { kubeconfigPath: path.resolve(o.kubeconfigPath) } : {}),
+    // The cluster's objects are kept beside its pods' directories: a run after this one (even after
+    // a SIGKILL) resumes its pods, PeerPods and VMs.
+    dataDir: path.join(o.stateDir, 'cluster'),
     processRuntime: processRuntimeOptions(path.join(o.stateDir, 'cluster'), []),
   });
   // As the kata shim's RuntimeClass handler does on a real node: the kubelet leaves kata-remote pods
@@ -101,7 +105,9 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
     closers.push(() => provider.close?.());
     await provider.verifyConfig();
     const clusterUid = (await client.get(Namespaces, 'kube-system')).metadata.uid as string;
-    const reapedAtStart = await reapPreviousRuns(provider, clusterUid, log);
+    const reapedAtStart =
+      (await reapPreviousRuns(provider, client, clusterUid, log)) +
+      (await reapOtherProviders(o.provider, o.stateDir, client, log));
 
     const nodes = cp.internals.nodes.list();
     await waitForStackReady(client, {

@@ -1,7 +1,7 @@
 // The state directory of `peerpods start` belongs to one run at a time: a second run would reap the
 // first one's live VMs and overwrite its kubeconfig. The lock is a file holding the owner's PID,
 // created exclusively; a lock whose PID is no longer a peerpods process is stale (the run was
-// killed) and is taken over, after which the new run reaps that run's VMs as usual.
+// killed) and is taken over, after which the new run resumes that run's cluster from its store.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 

@@ -30,16 +30,27 @@ export class BearerAuthenticator implements Authenticator {
   constructor(private readonly verifiers: TokenVerifier[]) {}
 
   authenticate(req: IncomingMessage): UserInfo {
-    const header = req.headers.authorization;
-    if (header === undefined) return ANONYMOUS;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized();
+    const token = bearerToken(req.headers.authorization);
+    // No bearer token (no header, another scheme, an empty token): the anonymous user, whom RBAC
+    // lets do next to nothing; kube's union authenticator falls through to anonymous the same way.
+    if (token === undefined) return ANONYMOUS;
     for (const verify of this.verifiers) {
-      const user = verify(match[1]);
+      const user = verify(token);
       if (user) return withAuthenticatedGroup(user);
     }
     throw unauthorized();
   }
+}
+
+/**
+ * The token of an `Authorization: Bearer <token>` header, read as kube's bearertoken
+ * authenticator does (apiserver/pkg/authentication/request/bearertoken/bearertoken.go): the
+ * scheme in any case, split on single spaces, the second field is the token.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const parts = (header ?? '').trim().split(' ');
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
+  return parts[1];
 }
 
 /** kube's AuthenticatedGroupAdder: every non-anonymous user is in system:authenticated. */

@@ -37,6 +37,12 @@ export interface ResourceStrategy {
   release?(obj: JsonObject): void;
   /** Removes fields unknown to the schema; returns the removed paths for fieldValidation. */
   prune?(obj: JsonObject): string[];
+  /**
+   * Built-ins: what kube's decoders say about values of the wrong JSON type (builtins'
+   * typed-decode.ts): 'json' for bodies, 'unstructured' for strategic merge patch results,
+   * 'apply' for apply configurations. Empty when the object decodes.
+   */
+  decodeErrors?(obj: JsonObject, flavour: 'json' | 'unstructured' | 'apply'): string[];
   /** Kind-specific validation (metadata is validated by the store). */
   validate?(obj: JsonObject, old?: JsonObject): FieldError[];
   /** How lists merge, for strategic merge patch and server-side apply. */

@@ -3,6 +3,7 @@ import {
   applyDefaults as builtinDefaults,
   assignClusterIp,
   ClusterIpAllocator,
+  decodeErrors,
   generationChanged,
   hpaV1FromV2,
   hpaV2FromV1,
@@ -52,6 +53,7 @@ export function withBuiltinStrategies(
     }
     const strategy: ResourceDef['strategy'] = {
       prune: (obj: JsonObject) => pruneUnknownFields(group, kind, obj, def.version),
+      decodeErrors: (obj, flavour) => decodeErrors(group, def.version, kind, obj, flavour),
       applyDefaults: (obj: JsonObject, op, old?: JsonObject) =>
         builtinDefaults(group, kind, obj, op, old ? { ...admission, old } : admission),
       prepareForUpdate: (next, old, subresource) =>

@@ -14,8 +14,13 @@ import { apiVersionOf, type ResourceDef } from './resource.ts';
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 export interface WatchSink {
-  /** `objectJson` is the served JSON text of the object (already converted to the view). */
-  event(type: WatchEventType, objectJson: string, object?: () => JsonObject): void;
+  /**
+   * `objectJson` is the object's stored JSON text (a bookmark's own for BOOKMARK). `source` is the
+   * Change or StoredObject it was taken from, the same object for every watcher that gets this
+   * event, so the sink can encode it once for all of them; absent when the text was made for
+   * this watcher alone.
+   */
+  event(type: WatchEventType, objectJson: string, source?: object): void;
   /** Called once when the watch cannot go on (410); the sink closes the stream after it. */
   expired(status: JsonObject): void;
 }
@@ -45,7 +50,6 @@ export function startWatch(
   def: ResourceDef,
   namespace: string | undefined,
   opts: WatchOptions,
-  present: (json: string) => string,
   sink: WatchSink,
 ): ActiveWatch {
   const prefix = listPrefix(def, namespace);
@@ -66,6 +70,7 @@ export function startWatch(
     const before = c.type === 'ADDED' ? false : matchesJson(c.prevJson, c.key);
     let type: WatchEventType | undefined;
     let json = c.json;
+    let source: object | undefined = c;
     if (c.type === 'DELETED') {
       if (matchesJson(c.prevJson, c.key)) type = 'DELETED';
     } else if (now && before) type = 'MODIFIED';
@@ -74,9 +79,10 @@ export function startWatch(
       // Left the selector: the old state, stamped with the change's revision, as a DELETED.
       type = 'DELETED';
       json = (c.prevJson ?? c.json).replace(/"resourceVersion":"\d+"/, `"resourceVersion":"${c.revision}"`);
+      source = undefined;
     }
     lastSent = c.revision;
-    if (type) sink.event(type, present(json));
+    if (type) sink.event(type, json, source);
   };
 
   let watcher: Watcher;
@@ -84,7 +90,7 @@ export function startWatch(
   if (initial) {
     const revision = storage.currentRevision();
     for (const item of storage.list(prefix)) {
-      if (filter.matchesStored(def, item, splitKey(def, item.key))) sink.event('ADDED', present(item.json));
+      if (filter.matchesStored(def, item, splitKey(def, item.key))) sink.event('ADDED', item.json, item);
     }
     lastSent = revision;
     if (opts.sendInitialEvents === true && opts.allowBookmarks) {

@@ -12,6 +12,7 @@ import {
 } from '../registry/body-errors.ts';
 import type { PatchType } from '../registry/patching.ts';
 import { decodeProtobuf, PROTOBUF_MEDIA_TYPE, unknownFieldMessages } from './protobuf/index.ts';
+import { parseMediaType } from './media-type.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 500;
@@ -138,8 +139,9 @@ export function decodeBody(
   accepted: Record<string, BodyFormat>,
   validation?: BodyValidation,
 ): unknown {
-  const type = mediaType(contentType) || 'application/json';
-  const format = accepted[type];
+  // An absent or empty Content-Type means the first accepted type; one Go cannot parse, none.
+  const type = contentType ? parseMediaType(contentType) : 'application/json';
+  const format = type !== undefined && Object.hasOwn(accepted, type) ? accepted[type] : undefined;
   if (!format) {
     throw unsupportedMediaType(
       `the body of the request was in an unknown format - accepted media types include: ${Object.keys(accepted).join(', ')}`,

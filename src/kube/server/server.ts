@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:https';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { internalError, StatusError } from '../../apimachinery/errors/index.ts';
 import type { ResourceCatalog } from '../registry/catalog.ts';
 import type { ObjectStore } from '../registry/store/index.ts';
@@ -13,6 +14,8 @@ import { handleResource } from './resource-handler.ts';
 import { sendJson } from './resource/response.ts';
 import type { HandlerDeps } from './resource/types.ts';
 import { WatchRegistry } from './watches.ts';
+import { InFlightLimiter, type InFlightLimits } from './inflight.ts';
+import { FaultInjector } from './faults/index.ts';
 import type { Extensions } from './extensions.ts';
 import { isNodeSubresource } from './streaming/pod-target.ts';
 import { serveNodeSubresource } from './streaming/requests.ts';
@@ -32,6 +35,8 @@ export interface ApiServerOptions {
   tls: { certPem: string; keyPem: string };
   /** How often an idle watch that asked for bookmarks gets one. Default 30 s. */
   bookmarkIntervalMs?: number;
+  /** kube's max-in-flight limits (429 with Retry-After over them). Default 400 reads, 200 writes. */
+  inflight?: InFlightLimits;
   /** Extra routes (OpenAPI) tried before resource routing; return true when handled. */
   routes?: Array<(req: IncomingMessage, res: ServerResponse, path: string) => boolean | Promise<boolean>>;
   /** Whether the server is ready (readyz); defaults to always. */
@@ -41,6 +46,8 @@ export interface ApiServerOptions {
 export interface ApiServer {
   server: Server;
   watches: WatchRegistry;
+  /** Faults injected on request paths (none unless a test asks). */
+  faults: FaultInjector;
   close(): Promise<void>;
 }
 
@@ -64,11 +71,14 @@ function wantsAggregated(req: IncomingMessage): string | undefined {
 
 export function createApiServer(opts: ApiServerOptions): ApiServer {
   const watches = new WatchRegistry();
+  const inflight = new InFlightLimiter(opts.inflight);
+  const faults = new FaultInjector(() => opts.store.storage.currentRevision());
   const deps: HandlerDeps = {
     store: opts.store,
     watches,
     extensions: opts.extensions,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+    faults,
   };
   const sockets = new Set<Socket>();
 
@@ -90,6 +100,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     }
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const user = admit(req, url);
+    if (!inflight.admit(requestAttributes(req.method ?? 'GET', url, user), req, res)) return;
+    if (await faults.intercept(req, res, url, user)) return;
     if (path === '/healthz' || path === '/livez') return sendText(res, 200, 'ok');
     if (path === '/readyz')
       return opts.ready && !opts.ready() ? sendText(res, 500, 'not ready') : sendText(res, 200, 'ok');
@@ -132,6 +144,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
 
   const serveRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((e: unknown) => {
+      // A client that goes away mid-body is routine; there is no one left to answer, nothing to log.
+      if (clientAborted(req, e)) return void res.destroy();
       if (e instanceof ImpersonationRequestError && !res.headersSent) {
         req.resume();
         return sendText(res, e.code, `${e.text}\n`);
@@ -149,24 +163,24 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     });
   };
   const server = createServer({ cert: opts.tls.certPem, key: opts.tls.keyPem, keepAliveTimeout: 65_000 }, serveRequest);
+  /** Serves a request Node handed over with its socket, on a response of its own; the connection closes after it. */
+  const serveOnSocket = (req: IncomingMessage, socket: Duplex): void => {
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    res.shouldKeepAlive = false;
+    res.on('finish', () => socket.end());
+    if (!req.complete) req.push(null);
+    serveRequest(req, res);
+  };
   // exec, attach and portforward upgrade to WebSocket or SPDY; other upgrade requests are served
-  // as ordinary ones on a response of their own, the connection closing after it.
-  server.on(
-    'upgrade',
-    createUpgradeHandler({
-      deps,
-      catalog: opts.catalog,
-      admit,
-      serveOrdinary: (req, socket) => {
-        const res = new ServerResponse(req);
-        res.assignSocket(socket as Socket);
-        res.shouldKeepAlive = false;
-        res.on('finish', () => socket.end());
-        if (!req.complete) req.push(null);
-        serveRequest(req, res);
-      },
-    }),
-  );
+  // as ordinary ones.
+  server.on('upgrade', createUpgradeHandler({ deps, catalog: opts.catalog, admit, serveOrdinary: serveOnSocket }));
+  // Go's net/http hands CONNECT to the handler like any method, and kube answers it as such (405
+  // on resource paths, as go-restful has no CONNECT routes); Node would drop the connection.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    serveOnSocket(req, socket);
+  });
   server.on('secureConnection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -190,6 +204,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   return {
     server,
     watches,
+    faults,
     close: () =>
       new Promise<void>((resolve) => {
         watches.closeAll();
@@ -197,6 +212,11 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
         for (const s of sockets) s.destroy();
       }),
   };
+}
+
+/** The request stream failed because its client closed the connection (Node's "aborted"). */
+function clientAborted(req: IncomingMessage, e: unknown): boolean {
+  return req.destroyed && e instanceof Error && (e as NodeJS.ErrnoException).code === 'ECONNRESET';
 }
 
 function sendText(res: ServerResponse, code: number, text: string): void {

@@ -11,10 +11,24 @@ import {
   type StoredObject,
   type Watcher,
 } from './storage.ts';
+import type { StorageJournal, StorageSnapshot } from './journal.ts';
 
 export interface MemoryStorageOptions {
   /** How many changes are kept for watches and paged lists to resume from. Default 10,000. */
   historySize?: number;
+  /**
+   * How many bytes of JSON (each change's object and its previous state) the kept changes may
+   * hold. Default 256 MiB: without it, a client rewriting a large object fills the heap long
+   * before the count bound is reached. Whichever bound is hit first evicts the oldest change.
+   */
+  historyBytes?: number;
+  /** Persists every change before it is applied (a durable backend, sqlite.ts). */
+  journal?: StorageJournal;
+}
+
+/** What a kept change costs: its two JSON texts, one byte per character as V8 stores them. */
+function changeBytes(c: Change): number {
+  return c.json.length + (c.prevJson?.length ?? 0);
 }
 
 interface Subscription {
@@ -39,15 +53,28 @@ function stamp(obj: KubeObject, revision: number): string {
 export class MemoryStorage implements Storage {
   private revision = 1;
   private readonly buckets = new Map<string, Map<string, StoredObject>>();
-  private readonly history: Change[] = [];
-  private historyStart = 0; // index of the oldest kept change in the ring
+  // Kept changes, oldest first, from `historyStart` on; evicted slots are cleared at once (their
+  // JSON must be freed) and the array is shortened in batches.
+  private history: Array<Change | undefined> = [];
+  private historyStart = 0;
+  private historyByteCount = 0;
   private compactedThrough = 1; // every change with revision <= this is forgotten
   private readonly historySize: number;
+  private readonly historyBytes: number;
   private readonly subscriptions = new Set<Subscription>();
   private readonly sortedKeys = new Map<string, string[]>();
 
+  private readonly journal?: StorageJournal;
+
   constructor(options: MemoryStorageOptions = {}) {
+    this.journal = options.journal;
     this.historySize = Math.max(1, options.historySize ?? 10_000);
+    this.historyBytes = Math.max(1, options.historyBytes ?? 256 * 1024 * 1024);
+  }
+
+  /** The kept history's size, in changes and in bytes of JSON. */
+  historyUsage(): { changes: number; bytes: number } {
+    return { changes: this.history.length - this.historyStart, bytes: this.historyByteCount };
   }
 
   currentRevision(): number {
@@ -126,10 +153,12 @@ export class MemoryStorage implements Storage {
     if (bucket.has(key)) throw new KeyExistsError(key);
     const revision = this.revision + 1;
     const stored: StoredObject = { key, revision, json: stamp(obj, revision) };
+    const change: Change = { type: 'ADDED', key, revision, json: stored.json };
+    this.journal?.append(change);
     this.revision = revision;
     bucket.set(key, stored);
     this.sortedKeys.delete(prefix);
-    this.record({ type: 'ADDED', key, revision, json: stored.json });
+    this.record(change);
     return stored;
   }
 
@@ -140,16 +169,18 @@ export class MemoryStorage implements Storage {
     if (current.revision !== expectedRevision) throw new RevisionMismatchError(key);
     const revision = this.revision + 1;
     const stored: StoredObject = { key, revision, json: stamp(obj, revision) };
-    this.revision = revision;
-    bucket.set(key, stored);
-    this.record({
+    const change: Change = {
       type: 'MODIFIED',
       key,
       revision,
       json: stored.json,
       prevJson: current.json,
       prevRevision: current.revision,
-    });
+    };
+    this.journal?.append(change);
+    this.revision = revision;
+    bucket.set(key, stored);
+    this.record(change);
     return stored;
   }
 
@@ -162,10 +193,19 @@ export class MemoryStorage implements Storage {
     // Watchers see the deleted object's last state stamped with the deletion's revision, as etcd3 does.
     const obj = JSON.parse(current.json) as KubeObject;
     const json = stamp(obj, revision);
+    const change: Change = {
+      type: 'DELETED',
+      key,
+      revision,
+      json,
+      prevJson: current.json,
+      prevRevision: current.revision,
+    };
+    this.journal?.append(change);
     this.revision = revision;
     bucket.delete(key);
     this.sortedKeys.delete(resourcePrefixOf(key));
-    this.record({ type: 'DELETED', key, revision, json, prevJson: current.json, prevRevision: current.revision });
+    this.record(change);
     return { key, revision, json };
   }
 
@@ -178,29 +218,59 @@ export class MemoryStorage implements Storage {
   }
 
   compact(): void {
-    this.history.length = 0;
+    this.journal?.compacted(this.revision);
+    this.history = [];
     this.historyStart = 0;
+    this.historyByteCount = 0;
     this.compactedThrough = this.revision;
   }
 
-  private changesAfter(revision: number): Change[] {
-    const out: Change[] = [];
-    const n = this.history.length;
-    for (let i = 0; i < n; i++) {
-      const c = this.history[(this.historyStart + i) % n];
-      if (c.revision > revision) out.push(c);
+  /**
+   * Loads what a durable backend kept into this empty store (before any watch): the history goes
+   * through the same bounds as live changes, so a smaller bound forgets more of it.
+   */
+  restore(snapshot: StorageSnapshot): void {
+    if (this.revision !== 1 || this.buckets.size > 0 || this.subscriptions.size > 0)
+      throw new Error('restore needs an empty store');
+    for (const o of snapshot.objects) {
+      const prefix = resourcePrefixOf(o.key);
+      let bucket = this.buckets.get(prefix);
+      if (!bucket) this.buckets.set(prefix, (bucket = new Map()));
+      bucket.set(o.key, o);
     }
-    return out;
+    for (const c of snapshot.history) this.record(c);
+    this.revision = Math.max(1, snapshot.revision);
+    this.compactedThrough = Math.max(this.compactedThrough, snapshot.compactedThrough);
+  }
+
+  private changesAfter(revision: number): Change[] {
+    // Revisions ascend, so the first change after `revision` is found by bisection.
+    let lo = this.historyStart;
+    let hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.history[mid]!.revision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.history.slice(lo) as Change[];
   }
 
   private record(change: Change): void {
-    if (this.history.length < this.historySize) {
-      this.history.push(change);
-    } else {
-      const evicted = this.history[this.historyStart];
-      this.history[this.historyStart] = change;
-      this.historyStart = (this.historyStart + 1) % this.historySize;
+    this.history.push(change);
+    this.historyByteCount += changeBytes(change);
+    // Evicting a change forgets its revision: watches and snapshot reads from it answer 410.
+    while (
+      this.historyStart < this.history.length &&
+      (this.history.length - this.historyStart > this.historySize || this.historyByteCount > this.historyBytes)
+    ) {
+      const evicted = this.history[this.historyStart]!;
+      this.history[this.historyStart++] = undefined;
+      this.historyByteCount -= changeBytes(evicted);
       this.compactedThrough = evicted.revision;
+    }
+    if (this.historyStart > 1024 && this.historyStart * 2 > this.history.length) {
+      this.history = this.history.slice(this.historyStart);
+      this.historyStart = 0;
     }
     for (const sub of this.subscriptions) {
       if (!change.key.startsWith(sub.prefix)) continue;

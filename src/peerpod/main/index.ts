@@ -3,7 +3,7 @@
 export type { PeerPodsStack } from './stack.ts';
 export type { DrainReport } from './shutdown.ts';
 export { drainPeerPods, peerPodsInCluster } from './shutdown.ts';
-export { reapPreviousRuns } from './reap.ts';
+export { reapOtherProviders, reapPreviousRuns } from './reap.ts';
 export { applyPeerPodConfig, applySettings } from './bootstrap.ts';
 export type { BootstrapOptions } from './bootstrap.ts';
 export { waitForStackReady } from './readiness.ts';

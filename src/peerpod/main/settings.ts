@@ -15,7 +15,8 @@ export const SAMPLE_LIMIT = 4;
 export const QEMU_BINARY = 'qemu-system-x86_64';
 export const QEMU_INSTALL_HINT = 'apt-get install qemu-system-x86';
 
-export type StackProviderName = 'qemu' | 'simulated';
+export const STACK_PROVIDERS = ['qemu', 'simulated'] as const;
+export type StackProviderName = (typeof STACK_PROVIDERS)[number];
 
 export interface ProviderChoice {
   name: StackProviderName;
@@ -55,18 +56,23 @@ export async function chooseProvider(wanted?: StackProviderName): Promise<Provid
   };
 }
 
+/** Where a provider of the stack keeps its VMs under the stack's state directory. */
+export function providerStateDir(name: StackProviderName, stateDir: string): string {
+  return path.join(stateDir, name);
+}
+
 /** The provider settings written to peer-pods-cm: everything under the stack's state directory. */
 export function providerConfigFor(name: StackProviderName, stateDir: string): Record<string, string> {
   const config: Record<string, string> = { CLOUD_PROVIDER: name };
   if (name === 'qemu') {
-    config.QEMU_STATE_DIR = path.join(stateDir, 'qemu');
+    config.QEMU_STATE_DIR = providerStateDir(name, stateDir);
     config.QEMU_DEFAULT_VCPUS = '1';
     config.QEMU_DEFAULT_MEMORY = '128';
   } else {
     // A few ms per call so the summary shows VMs come and go as a cloud would, without slowing tests.
     config.SIMULATED_LATENCY_MS = '20';
     // The adaptor pods, the PeerPod controller pod and the CLI are separate processes: one cloud.
-    config.SIMULATED_STATE_DIR = path.join(stateDir, 'simulated');
+    config.SIMULATED_STATE_DIR = providerStateDir(name, stateDir);
   }
   return config;
 }

@@ -14,6 +14,7 @@ import type { AwsProviderOptions } from './aws/provider.ts';
 import type { AzureProviderOptions } from './azure/provider.ts';
 import { UnknownProviderError } from './errors.ts';
 import type { GcpProviderOptions } from './gcp/provider.ts';
+import { latencyFromConfig, withLatency } from './latency.ts';
 import type { LibvirtProviderOptions } from './libvirt/provider.ts';
 import type { Logger } from './log.ts';
 import type { QemuProviderOptions } from './qemu/provider.ts';
@@ -69,7 +70,8 @@ export function isKnownProvider(name: string): name is ProviderName {
 
 /**
  * Builds a provider without contacting its cloud; call `verifyConfig()` to learn what is missing.
- * Unknown names fail with UnknownProviderError listing the known ones.
+ * Unknown names fail with UnknownProviderError listing the known ones. PROVIDER_CREATE_LATENCY_MS /
+ * PROVIDER_DELETE_LATENCY_MS in the config slow any provider down (latency.ts, for fault tests).
  */
 export async function createProvider(
   name: string,
@@ -77,5 +79,6 @@ export async function createProvider(
   opts: ProviderOptions = {},
 ): Promise<CloudProvider> {
   if (!isKnownProvider(name)) throw new UnknownProviderError(name, KNOWN_PROVIDERS);
-  return factories[name](config, opts);
+  const latency = latencyFromConfig(name, config);
+  return withLatency(await factories[name](config, opts), latency);
 }

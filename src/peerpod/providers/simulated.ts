@@ -1,6 +1,7 @@
 // An in-process cloud for controller tests and benchmarks: every call costs `latencyMs`, fails
 // with probability `failureRate` (seeded, so a run is reproducible), creates stop at `maxInstances`,
 // and the provider counts calls and the highest number of deletes in flight at once.
+import { seededRandom } from '../../apimachinery/index.ts';
 import { ProviderError, QuotaExceededError, InvalidInstanceIdError } from './errors.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { generateInstanceName } from './naming.ts';
@@ -45,18 +46,6 @@ export class SimulatedFailureError extends ProviderError {
   }
 }
 
-/** mulberry32: tiny, seedable, good enough to decide failures. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export class SimulatedProvider implements CloudProvider {
   readonly name = 'simulated';
   private readonly vms: SimStore;
@@ -76,7 +65,7 @@ export class SimulatedProvider implements CloudProvider {
   constructor(readonly options: SimulatedOptions = {}) {
     const rate = options.failureRate ?? 0;
     if (!(rate >= 0 && rate <= 1)) throw new RangeError(`failureRate must be within 0..1, got ${rate}`);
-    this.random = rng(options.seed ?? 1);
+    this.random = seededRandom(options.seed ?? 1);
     this.vms = options.stateDir ? new DirectoryStore(options.stateDir) : new MemoryStore();
     this.now = options.now ?? (() => new Date());
   }

@@ -8,5 +8,6 @@ export {
   mutatePod,
 } from './mutate.ts';
 export type { DropMode, MutationResult, MutatorOptions, Pod } from './mutate.ts';
+export { DEFAULT_MAX_MEMORY_MIB, DEFAULT_MAX_VCPUS } from './vm-limits.ts';
 export { MUTATE_POD_PATH, podMutator, podWebhookServer } from './handler.ts';
 export type { PodWebhookServerOptions } from './handler.ts';

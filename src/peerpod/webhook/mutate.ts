@@ -5,6 +5,16 @@
 import { AdmissionDenied } from '../../runtime/index.ts';
 import type { KubeObject } from '../../runtime/index.ts';
 import { QuantityError, quantityFromJSON } from '../../apimachinery/quantity/quantity.ts';
+import { assertPodShape } from './decode.ts';
+import {
+  DEFAULT_MAX_MEMORY_MIB,
+  DEFAULT_MAX_VCPUS,
+  checkSize,
+  checkSizeAnnotation,
+  negativeQuantity,
+  type SizeField,
+  type SizeLimit,
+} from './vm-limits.ts';
 
 export const DEFAULT_RUNTIME_CLASS = 'kata-remote';
 export const DEFAULT_EXTENDED_RESOURCE = 'kata.peerpods.io/vm';
@@ -26,6 +36,10 @@ export interface MutatorOptions {
   extendedResource?: string;
   /** upstream: clear every container resource. preserve: keep what the VM size cannot carry. Default upstream. */
   dropResources?: DropMode;
+  /** The largest VM, in vCPUs, a pod may ask for (`--max-vcpus`). Default 2048. */
+  maxVcpus?: number;
+  /** The largest VM memory, in MiB, a pod may ask for (`--max-memory`). Default 32 TiB. */
+  maxMemoryMiB?: number;
 }
 
 type ResourceList = Record<string, string | number>;
@@ -57,31 +71,39 @@ const isHugePages = (name: string): boolean => name.startsWith('hugepages-');
 
 const NANO = 1_000_000_000n;
 
-/** a / b rounded up (towards zero for negatives, which validation rejects later anyway). */
+/** a / b rounded up; `a` is never negative (negative quantities are denied). */
 function ceilDiv(a: bigint, b: bigint): bigint {
-  if (a <= 0n) return -(-a / b);
   return (a + b - 1n) / b;
 }
 
-/**
- * A quantity in nano-units: exact integers, so sums over many containers never pick up
- * floating-point error before the final rounding up.
- */
-function quantity(list: ResourceList | undefined, name: string, where: string): bigint {
-  const v = list?.[name];
-  if (v === undefined) return 0n;
+/** A sum in nano-units (exact integers, so many containers never round twice) and the fields in it. */
+interface Sum {
+  nano: bigint;
+  fields: SizeField[];
+}
+
+const emptySum = (): Sum => ({ nano: 0n, fields: [] });
+
+/** Adds `list[name]` to `sum`; a malformed quantity is a 400, a negative one a 422, both naming the field. */
+function addQuantity(sum: Sum, list: ResourceList | undefined, name: string, path: string): void {
+  const value = list?.[name];
+  if (value === undefined) return;
+  let nano: bigint;
   try {
-    return quantityFromJSON(v).scaledValue(-9);
+    nano = quantityFromJSON(value).scaledValue(-9);
   } catch (err) {
-    if (err instanceof QuantityError) throw new AdmissionDenied(`${where}: ${err.message}`, 400);
+    if (err instanceof QuantityError) throw new AdmissionDenied(`${path}: ${err.message}`, 400);
     throw err;
   }
+  if (nano < 0n) throw negativeQuantity({ path, value });
+  sum.nano += nano;
+  if (nano > 0n) sum.fields.push({ path, value });
 }
 
 /** Upstream's rule: the limit when a request is set and the limit is at least the request; else the request. */
-function vmSize(request: bigint, limit: bigint): bigint | undefined {
-  if (request !== 0n && limit >= request) return limit;
-  return request > 0n ? request : undefined;
+function vmSize(request: Sum, limit: Sum): Sum | undefined {
+  if (request.nano !== 0n && limit.nano >= request.nano) return limit;
+  return request.nano > 0n ? request : undefined;
 }
 
 /** Mutates `pod` in place. Throws AdmissionDenied for what the VM cannot honour in preserve mode. */
@@ -89,6 +111,7 @@ export function mutatePod(pod: Pod, opts: MutatorOptions = {}): MutationResult {
   const target = opts.targetRuntimeClass || DEFAULT_RUNTIME_CLASS;
   const resource = opts.extendedResource || DEFAULT_EXTENDED_RESOURCE;
   const mode = opts.dropResources ?? 'upstream';
+  assertPodShape(pod);
   const spec = pod.spec;
   if (!spec || spec.runtimeClassName !== target) return { matched: false, warnings: [] };
   const containers = spec.containers ?? [];
@@ -100,22 +123,37 @@ export function mutatePod(pod: Pod, opts: MutatorOptions = {}): MutationResult {
   ];
 
   // Summed over containers and init containers (not max'd, overhead ignored), as upstream.
-  const sum = { cpuReq: 0n, cpuLim: 0n, memReq: 0n, memLim: 0n, gpuReq: 0n };
+  const sum = { cpuReq: emptySum(), cpuLim: emptySum(), memReq: emptySum(), memLim: emptySum(), gpuReq: emptySum() };
   for (const { c, path } of all) {
     const r = c.resources;
-    sum.cpuReq += quantity(r?.requests, 'cpu', `${path}.resources.requests.cpu`);
-    sum.cpuLim += quantity(r?.limits, 'cpu', `${path}.resources.limits.cpu`);
-    sum.memReq += quantity(r?.requests, 'memory', `${path}.resources.requests.memory`);
-    sum.memLim += quantity(r?.limits, 'memory', `${path}.resources.limits.memory`);
-    sum.gpuReq += quantity(r?.requests, GPU_RESOURCE, `${path}.resources.requests.${GPU_RESOURCE}`);
+    addQuantity(sum.cpuReq, r?.requests, 'cpu', `${path}.resources.requests.cpu`);
+    addQuantity(sum.cpuLim, r?.limits, 'cpu', `${path}.resources.limits.cpu`);
+    addQuantity(sum.memReq, r?.requests, 'memory', `${path}.resources.requests.memory`);
+    addQuantity(sum.memLim, r?.limits, 'memory', `${path}.resources.limits.memory`);
+    addQuantity(sum.gpuReq, r?.requests, GPU_RESOURCE, `${path}.resources.requests.${GPU_RESOURCE}`);
   }
 
+  const limits = sizeLimits(opts);
   const annotations: Record<string, string> = {};
   const vcpus = vmSize(sum.cpuReq, sum.cpuLim);
-  if (vcpus !== undefined) annotations[Annotations.vcpus] = ceilDiv(vcpus, NANO).toString();
+  if (vcpus !== undefined) {
+    const whole = ceilDiv(vcpus.nano, NANO);
+    checkSize(whole, vcpus.fields, limits.vcpus);
+    annotations[Annotations.vcpus] = whole.toString();
+  }
   const mem = vmSize(sum.memReq, sum.memLim);
-  if (mem !== undefined) annotations[Annotations.memory] = ceilDiv(mem, NANO << 20n).toString();
-  if (sum.gpuReq > 0n) annotations[Annotations.gpus] = ceilDiv(sum.gpuReq, NANO).toString();
+  if (mem !== undefined) {
+    const mib = ceilDiv(mem.nano, NANO << 20n);
+    checkSize(mib, mem.fields, limits.memory);
+    annotations[Annotations.memory] = mib.toString();
+  }
+  if (sum.gpuReq.nano > 0n) annotations[Annotations.gpus] = ceilDiv(sum.gpuReq.nano, NANO).toString();
+  // Sizes the user wrote as annotations themselves reach the adaptor just the same.
+  const given = pod.metadata.annotations ?? {};
+  if (!(Annotations.vcpus in annotations) && Annotations.vcpus in given)
+    checkSizeAnnotation(Annotations.vcpus, given[Annotations.vcpus], limits.vcpus);
+  if (!(Annotations.memory in annotations) && Annotations.memory in given)
+    checkSizeAnnotation(Annotations.memory, given[Annotations.memory], limits.memory);
 
   const warnings: string[] = [];
   const dropped = new Set<string>();
@@ -147,6 +185,13 @@ export function mutatePod(pod: Pod, opts: MutatorOptions = {}): MutationResult {
     pod.metadata.annotations = { ...pod.metadata.annotations, ...annotations };
   }
   return { matched: true, warnings };
+}
+
+function sizeLimits(opts: MutatorOptions): { vcpus: SizeLimit; memory: SizeLimit } {
+  return {
+    vcpus: { unit: 'vCPUs', max: opts.maxVcpus ?? DEFAULT_MAX_VCPUS, flag: '--max-vcpus' },
+    memory: { unit: 'MiB of memory', max: opts.maxMemoryMiB ?? DEFAULT_MAX_MEMORY_MIB, flag: '--max-memory' },
+  };
 }
 
 /**

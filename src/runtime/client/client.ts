@@ -39,7 +39,7 @@ export interface ClientOptions {
   fieldManager?: string;
   /** Timeout for a non-watch request, and for a watch to get its response headers. Default 60 s. */
   requestTimeoutMs?: number;
-  /** Retries of 429 responses that carry Retry-After. Default 3. */
+  /** Retries of 429 and 5xx responses that carry Retry-After (as client-go). Default 3. */
   maxThrottleRetries?: number;
   /** Default "peerpods-runtime". */
   userAgent?: string;

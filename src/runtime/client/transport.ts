@@ -1,6 +1,6 @@
 // HTTP(S) to the API server over one keep-alive agent per client. Handles the cross-cutting parts of
 // every request: the optional rate limiter, auth headers (with one retry after a 401 when the
-// credentials changed), 429 Retry-After, stale keep-alive sockets, timeouts and metrics.
+// credentials changed), Retry-After on 429 and 5xx, stale keep-alive sockets, timeouts and metrics.
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -22,7 +22,7 @@ export interface TransportOptions {
   requestTimeoutMs: number;
   rateLimiter?: TokenBucket;
   metrics?: ClientMetrics;
-  /** Retries of a 429 that carries Retry-After (the server did not run the request). */
+  /** Retries of a 429 or 5xx that carries Retry-After: the server asked to be asked again (client-go's checkWait). */
   maxThrottleRetries: number;
 }
 
@@ -142,7 +142,7 @@ export class Transport {
           continue;
         }
       }
-      if (code === 429 && throttled < this.opts.maxThrottleRetries) {
+      if ((code === 429 || code >= 500) && throttled < this.opts.maxThrottleRetries) {
         const after = retryAfterSeconds(result.res.headers);
         if (after !== undefined) {
           throttled++;

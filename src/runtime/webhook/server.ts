@@ -31,7 +31,10 @@ export interface WebhookServerOptions {
   keyFile?: string;
   /** Poll the certificate files this often in addition to fs.watch. Default 10 000 ms. */
   certPollIntervalMs?: number;
-  /** Larger request bodies are refused with 413. Default 8 MiB (old + new object of the largest allowed size). */
+  /**
+   * Larger request bodies are refused with 413. Default 8 MiB: an UPDATE's review carries the
+   * object and the old object, each at most kube-apiserver's 3 MiB request limit.
+   */
   maxBodyBytes?: number;
   logger?: Logger;
   /** Registers controller-runtime's `controller_runtime_webhook_*` metrics here. */
@@ -215,20 +218,30 @@ function parseReview(body: Buffer): AdmissionReview {
   return r as AdmissionReview;
 }
 
+/**
+ * Past `max` the body is read on but not kept, so the client finishes sending and reads the 413:
+ * answering mid-upload and closing would reset the connection under it. A body beyond
+ * DISCARD_FACTOR × `max` is not worth reading at all; that connection is reset.
+ */
+const DISCARD_FACTOR = 4;
+
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const tooLarge = () => new HttpError(413, `request body larger than ${max} bytes`);
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) {
-        reject(new HttpError(413, `request body larger than ${max} bytes`));
+      if (size > max * DISCARD_FACTOR) {
+        reject(tooLarge());
         req.destroy();
-        return;
+      } else if (size > max) {
+        chunks.length = 0;
+      } else {
+        chunks.push(c);
       }
-      chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => (size > max ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
     req.on('error', reject);
   });
 }

@@ -46,8 +46,8 @@ export function validateConfigMap(o: JsonObject, old?: JsonObject): FieldError[]
     for (const m of isConfigMapKey(key)) errs.push(fieldInvalid(`binaryData[${key}]`, key, m));
     total += Buffer.from(typeof binary[key] === 'string' ? binary[key] : '', 'base64').length;
   }
-  // kube passes an empty path here: the limit is on the whole object.
-  if (total > MAX_SECRET_SIZE) errs.push(fieldTooLong('', MAX_SECRET_SIZE));
+  // kube passes field.NewPath("") here (the limit is on the whole object), which prints as "[]".
+  if (total > MAX_SECRET_SIZE) errs.push(fieldTooLong('[]', MAX_SECRET_SIZE));
   return errs;
 }
 

@@ -42,8 +42,13 @@ export class CrdController extends ChangeDrivenController {
   }
 
   override start(): void {
-    // CRDs already in a storage handed to the control plane are served again.
-    for (const item of this.storage.list(CRD_PREFIX)) this.loop.add(item.key.slice(CRD_PREFIX.length));
+    // CRDs already in the storage (a kept store, or one handed to the control plane) are served
+    // again before the server answers its first request, as kube-apiserver serves every stored CRD.
+    for (const item of this.storage.list(CRD_PREFIX)) {
+      const name = item.key.slice(CRD_PREFIX.length);
+      this.register(name, JSON.parse(item.json) as JsonObject);
+      this.loop.add(name);
+    }
     super.start();
   }
 

@@ -20,6 +20,7 @@ import { ContainerRun } from './container-run.ts';
 import type { ContainerConfig, ContainerConfigSource } from './container-config.ts';
 import { containerArgv, hostArgv, isProcessImage } from './options.ts';
 import { ProcessGroup, exitCodeOf } from './process-group.ts';
+import { recordGroup } from './leftovers.ts';
 import { ContainerProber } from './prober.ts';
 import type { ProbeTarget } from './probe.ts';
 import { containerStatus, processPodConditions, processPodPhase, type TerminatedState } from './pod-status.ts';
@@ -258,6 +259,7 @@ export class ProcessPod {
     const log = new ContainerLog(this.env.logLimitBytes);
     c.addLog(containerID, log);
     const group = new ProcessGroup(argv, { cwd: c.cwd, env: c.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (group.pid !== undefined) recordGroup(this.env.podDir, group.pid);
     c.group = group;
     group.child.stdout?.setEncoding('utf8').on('data', (d: string) => log.write('stdout', d));
     group.child.stderr?.setEncoding('utf8').on('data', (d: string) => log.write('stderr', d));
@@ -337,6 +339,7 @@ export class ProcessPod {
       env: c.env ?? { PATH: process.env.PATH ?? '' },
       stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
+    if (group.pid !== undefined) recordGroup(this.env.podDir, group.pid);
     this.execs.add(group);
     void group.exited.then(() => this.execs.delete(group));
     return group;

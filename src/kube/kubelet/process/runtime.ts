@@ -15,6 +15,7 @@ import { RestartBackoffs, type CrashLoopBackOff } from '../restart-backoff.ts';
 import type { ContainerConfig, ContainerConfigSource } from './container-config.ts';
 import { DEFAULT_LOG_LIMIT_BYTES, isProcessImage, type ProcessRuntimeOptions } from './options.ts';
 import { ProcessPod } from './process-pod.ts';
+import { reapLeftoverGroups } from './leftovers.ts';
 import { claimLoopbackBlock, type LoopbackBlock } from './loopback-block.ts';
 
 export interface ProcessRuntimeDeps {
@@ -62,6 +63,8 @@ export class ProcessRuntime {
     this.podsDef = deps.catalog.lookup('', 'v1', 'pods')!;
     this.ownStateDir = !options.stateDir;
     this.stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'peerpods-kubelet-'));
+    // A kept directory may hold the pods of a run that was killed: they are started again here.
+    if (!this.ownStateDir) reapLeftoverGroups(this.stateDir);
     this.configSource = options.configSource ?? deps.configSource(this.stateDir);
     this.loopback = claimLoopbackBlock();
     if (this.ownStateDir) process.once('exit', this.removeStateDir);

@@ -51,6 +51,8 @@ export interface ApplyOptions {
   /** RFC 3339, e.g. "2024-05-01T10:00:00Z"; becomes the applier's entry time when the object changes. */
   now: string;
   schemaInfo: ApplySchemaInfo;
+  /** Values of the wrong type, in structured-merge-diff's words (built-in kinds' typed models). */
+  typeErrors?: (applied: JsonObject) => string[];
   /** Whether the kind has a status subresource (default true); see the file comment. */
   statusSubresource?: boolean;
 }
@@ -108,7 +110,7 @@ function checkConfiguration(applied: JsonObject, opts: ApplyOptions): void {
   if (meta.managedFields !== undefined && meta.managedFields !== null) {
     throw badRequest('metadata.managedFields must be nil');
   }
-  const errs = validateApplied(applied, opts.schemaInfo);
+  const errs = [...validateApplied(applied, opts.schemaInfo), ...(opts.typeErrors?.(applied) ?? [])];
   if (errs.length > 0) {
     const ns = typeof meta.namespace === 'string' ? meta.namespace : '';
     const name = typeof meta.name === 'string' ? meta.name : '';

@@ -1,7 +1,8 @@
 // Server-side apply: merges an applied configuration into the object (or into nothing, creating
 // it) and computes the applier's managedFields.
 import { badRequest, invalid } from '../../../apimachinery/errors/index.ts';
-import type { JsonObject } from '../../../apimachinery/meta/index.ts';
+import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
+import { isObject } from '../../../apimachinery/json/index.ts';
 import { serverSideApply } from '../../patch/apply/apply.ts';
 import { atomicSchemaInfo } from '../../patch/schema-info.ts';
 import { formatTime } from '../../../apimachinery/time/index.ts';
@@ -31,11 +32,16 @@ export function applyConfiguration(
       { reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' },
     ]);
   }
-  const applied = decodeObject(def, body);
+  // Unlike create and update, apply takes apiVersion and kind only from the configuration
+  // (managedfields versioncheck.go): missing ones are an "invalid object type".
+  if (!isObject(body as JsonValue)) decodeObject(def, body);
+  const applied = body as JsonObject;
   const result = serverSideApply(current, applied, {
     manager: ctx.fieldManager,
     force: options.force ?? false,
     apiVersion: apiVersionOf(def),
+    kind: def.kind,
+    typeErrors: def.strategy.decodeErrors && ((obj) => def.strategy.decodeErrors?.(obj, 'apply') ?? []),
     subresource: options.subresource,
     now: formatTime(store.now()),
     schemaInfo: def.strategy.schemaInfo ?? atomicSchemaInfo,

@@ -82,6 +82,8 @@ function carryOver(def: ResourceDef, target: UpdateTarget, current: JsonObject, 
   const next = isolate(def, current, incoming, target.subresource);
   const nm = meta(next);
   for (const f of SYSTEM_META) {
+    // A different uid stays for validation to refuse (metadata.uid is immutable); an absent one is the stored one.
+    if (f === 'uid' && typeof nm.uid === 'string' && nm.uid !== '' && cm.uid !== undefined) continue;
     if (cm[f] === undefined) delete nm[f];
     else nm[f] = cm[f];
   }

@@ -12,6 +12,7 @@ import { decodeObject } from './decode.ts';
 import { meta, ordered, orderedForStorage, parseStored, refOf } from './objects.ts';
 import { prepareCreate } from './prepare-create.ts';
 import { present, toStored, written } from './presentation.ts';
+import { checkBodyDecodes } from './typed.ts';
 
 const GENERATE_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 /** Generated names that collide with an existing object are drawn again this many times. */
@@ -25,6 +26,7 @@ export async function createObject(
   ctx: RequestContext,
 ): Promise<JsonObject> {
   const obj = decodeObject(def, body);
+  checkBodyDecodes(def, obj);
   const m = meta(obj);
   placeInNamespace(def, m, namespace);
   if (m.resourceVersion !== undefined && m.resourceVersion !== '') {

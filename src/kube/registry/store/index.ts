@@ -21,6 +21,7 @@ import { updateWith } from './update-with.ts';
 
 export { FINALIZER_FOREGROUND, FINALIZER_ORPHAN } from './finalizers.ts';
 export { parseStored, refOf } from './objects.ts';
+export { checkBodyDecodes, checkPatchedDecodes, type Decoding } from './typed.ts';
 export type { DeleteOptions, DeleteResult, PropagationPolicy, StoreOptions, WriteResult } from './types.ts';
 
 export class ObjectStore {

@@ -14,6 +14,7 @@ import type { StoreContext } from './context.ts';
 import { getStored } from './get.ts';
 import { meta, parseStored, refOf } from './objects.ts';
 import { present } from './presentation.ts';
+import { checkPatchedDecodes } from './typed.ts';
 import type { WriteResult } from './types.ts';
 
 const PATCH_RETRIES = 10;
@@ -67,7 +68,9 @@ function patched(
       'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     );
   }
-  return applyPatch(patchType, current, patchBody, def.strategy.schemaInfo ?? atomicSchemaInfo);
+  const next = applyPatch(patchType, current, patchBody, def.strategy.schemaInfo ?? atomicSchemaInfo);
+  checkPatchedDecodes(def, patchType, patchBody, next);
+  return next;
 }
 
 /** The patched object must still be this object; its resourceVersion becomes the stored one. */

@@ -9,7 +9,9 @@ import { decodeObject } from './decode.ts';
 import { getStored } from './get.ts';
 import { meta, parseStored, refOf } from './objects.ts';
 import { present } from './presentation.ts';
+import { checkBodyDecodes } from './typed.ts';
 import type { WriteResult } from './types.ts';
+import { checkUidPrecondition } from './uid-precondition.ts';
 
 /**
  * `subresource` is 'status' (only .status is taken from the body), 'finalize' (namespaces: only
@@ -25,6 +27,7 @@ export async function updateObject(
   subresource?: string,
 ): Promise<WriteResult> {
   const obj = decodeObject(def, body);
+  checkBodyDecodes(def, obj);
   const m = meta(obj);
   if (m.name !== undefined && m.name !== name) {
     throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
@@ -35,6 +38,7 @@ export async function updateObject(
   const requestedRv = m.resourceVersion;
   const stored = getStored(store, def, namespace, name);
   if (!stored) throw notFound(refOf(def), name);
+  checkUidPrecondition(def, namespace, name, m.uid, meta(parseStored(stored)).uid);
   if (requestedRv === undefined || requestedRv === '') {
     if (!def.allowUnconditionalUpdate) {
       throw invalid(def.group, def.kind, name, [

@@ -5,7 +5,7 @@ import { validateObjectMeta } from '../../validation/metadata.ts';
 import { objectMetaOptionsFor } from '../../validation/name-rules.ts';
 import type { ResourceDef } from '../resource.ts';
 import { meta } from './objects.ts';
-import { toCauses, type FieldError } from '../../../apimachinery/validation/field-errors.ts';
+import { fieldInvalid, toCauses, type FieldError } from '../../../apimachinery/validation/field-errors.ts';
 
 export function validate(def: ResourceDef, obj: JsonObject, old: JsonObject | undefined): void {
   const m = meta(obj);
@@ -24,5 +24,6 @@ function immutableMetaErrors(next: ObjectMeta, old: ObjectMeta): FieldError[] {
   if (next.name !== old.name) {
     errors.push({ field: 'metadata.name', reason: 'FieldValueInvalid', message: 'field is immutable' });
   }
+  if (next.uid !== old.uid) errors.push(fieldInvalid('metadata.uid', next.uid ?? '', 'field is immutable'));
   return errors;
 }

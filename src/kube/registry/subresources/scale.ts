@@ -9,7 +9,18 @@ import { atomicSchemaInfo } from '../../patch/schema-info.ts';
 import type { RequestContext } from '../context.ts';
 import { applyPatch, PATCH_CONTENT_TYPES } from '../patching.ts';
 import type { ResourceDef } from '../resource.ts';
-import { refOf, type ObjectStore } from '../store/index.ts';
+import { checkBodyDecodes, checkPatchedDecodes, refOf, type Decoding, type ObjectStore } from '../store/index.ts';
+import { decodeErrors } from '../../builtins/index.ts';
+import { isObject } from '../../../apimachinery/json/index.ts';
+
+/** Scale bodies decode into autoscaling/v1 Scale, whatever resource they scale. */
+const SCALE: Decoding = {
+  group: 'autoscaling',
+  version: 'v1',
+  kind: 'Scale',
+  builtin: true,
+  strategy: { decodeErrors: (obj, flavour) => decodeErrors('autoscaling', 'v1', 'Scale', obj, flavour) },
+};
 
 export interface ScaleSubresource {
   get(def: ResourceDef, ns: string | undefined, name: string): JsonObject;
@@ -96,11 +107,14 @@ export function scaleSubresource(store: ObjectStore): ScaleSubresource {
         if (method === 'PUT') throw unrecognizedObject('Scale', versionKindParseMessage(text), body);
         throw badRequest(`error decoding patch: ${jsonSyntaxMessage(text)}`);
       }
-      if (method === 'PUT') scale = parsed as JsonObject;
-      else {
+      if (method === 'PUT') {
+        scale = parsed as JsonObject;
+        if (isObject(parsed as JsonValue)) checkBodyDecodes(SCALE, scale);
+      } else {
         const type = PATCH_CONTENT_TYPES[contentType];
         if (!type || type === 'apply') throw badRequest(`unsupported patch type for scale: ${contentType}`);
         scale = applyPatch(type, toScale(def, current), parsed, atomicSchemaInfo);
+        checkPatchedDecodes(SCALE, type, parsed, scale);
       }
       const replicas = (scale.spec as JsonObject | undefined)?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {

@@ -3,6 +3,8 @@
 // bookmark interval (a minute in kube, cacher.go's defaultBookmarkFrequency), and 2 s before the
 // watch's timeoutSeconds deadline so that the client resumes from as recent a resourceVersion as
 // possible; none once that pre-timeout moment has passed.
+import { atDeadline } from './deadline.ts';
+
 const PRE_TIMEOUT_MS = 2_000;
 
 /** Epoch ms of the next bookmark, or undefined when no more are due before the deadline. */
@@ -16,20 +18,18 @@ export function nextBookmarkAt(now: number, intervalMs: number, deadline?: numbe
 
 /** Calls `bookmark` at each time nextBookmarkAt gives; returns the canceller. */
 export function scheduleBookmarks(bookmark: () => void, intervalMs: number, deadline?: number): () => void {
-  let timer: NodeJS.Timeout | undefined;
+  let cancel = (): void => {};
   let last = -Infinity;
   const arm = (): void => {
-    const now = Date.now();
     // One bookmark per moment: after the pre-timeout one, the next candidate is that same instant.
-    const at = nextBookmarkAt(now, intervalMs, deadline);
+    const at = nextBookmarkAt(Date.now(), intervalMs, deadline);
     if (at === undefined || at <= last) return;
-    timer = setTimeout(() => {
+    cancel = atDeadline(at, () => {
       last = at;
       bookmark();
       arm();
-    }, at - now);
-    timer.unref();
+    });
   };
   arm();
-  return () => clearTimeout(timer);
+  return () => cancel();
 }

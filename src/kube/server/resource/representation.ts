@@ -48,25 +48,35 @@ export function convertedListBody(
   }
 }
 
+export interface WatchObjectEncoder {
+  encode(type: WatchEventType, json: string): string;
+  /**
+   * Names the representation when every watcher asking for it gets the same bytes for the same
+   * object, so an encoded event can be shared; undefined when encoding depends on the watch (a
+   * Table's first event carries the column definitions).
+   */
+  sharedAs: string | undefined;
+}
+
 /**
  * How a watch's event objects are written. A watch asked for PartialObjectMetadataList gets the
  * objects unchanged: kube's conversion of a single object to a list fails, and its watch encoder
  * then sends the object as it is.
  */
-export function watchObjectEncoder(
-  deps: HandlerDeps,
-  r: ResourceRequest,
-): (type: WatchEventType, json: string) => string {
+export function watchObjectEncoder(deps: HandlerDeps, r: ResourceRequest): WatchObjectEncoder {
   const { output } = r;
   switch (output.as) {
     case 'PartialObjectMetadata':
-      return (_type, json) => asPartialObjectMetadata(json, output.version);
+      return {
+        encode: (_type, json) => asPartialObjectMetadata(json, output.version),
+        sharedAs: `PartialObjectMetadata;${output.version}`,
+      };
     case 'Table': {
       const table = deps.extensions.table?.watch(r.def, r.req, output.version);
-      if (table) return (type, json) => (type === 'BOOKMARK' ? json : table(json));
-      return (_type, json) => json;
+      if (table) return { encode: (type, json) => (type === 'BOOKMARK' ? json : table(json)), sharedAs: undefined };
+      return { encode: (_type, json) => json, sharedAs: '' };
     }
     default:
-      return (_type, json) => json;
+      return { encode: (_type, json) => json, sharedAs: '' };
   }
 }

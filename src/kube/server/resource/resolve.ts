@@ -89,8 +89,8 @@ function objectVerb(
 }
 
 function patchTypeOf(contentType: string | undefined): PatchType {
-  const type = PATCH_CONTENT_TYPES[mediaType(contentType)];
-  if (type) return type;
+  const media = mediaType(contentType);
+  if (Object.hasOwn(PATCH_CONTENT_TYPES, media)) return PATCH_CONTENT_TYPES[media];
   throw unsupportedMediaType(
     'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
   );

@@ -5,12 +5,15 @@ import type { ObjectStore } from '../../registry/store/index.ts';
 import type { Extensions } from '../extensions.ts';
 import type { OutputTarget } from '../output/negotiate.ts';
 import type { WatchRegistry } from '../watches.ts';
+import type { FaultInjector } from '../faults/index.ts';
 
 export interface HandlerDeps {
   store: ObjectStore;
   watches: WatchRegistry;
   extensions: Extensions;
   bookmarkIntervalMs: number;
+  /** Injected faults: a watch they end early asks here (see faults/injector.ts). */
+  faults?: Pick<FaultInjector, 'watchEvents'>;
 }
 
 export interface ResourceRequest {

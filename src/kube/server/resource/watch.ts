@@ -7,14 +7,21 @@ import { watchObjectEncoder } from './representation.ts';
 import type { HandlerDeps, ResourceRequest } from './types.ts';
 import { WatchStream } from './watch-stream.ts';
 import { scheduleBookmarks } from './bookmark-timer.ts';
+import { atDeadline } from './deadline.ts';
+import { encodeWatchLine, sharedWatchLine } from './watch-lines.ts';
 
 export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
   const { def, req, res, query: q } = r;
   const filter = selectorFilter(def, q);
   const timeoutSeconds = queryInt(q, 'timeoutSeconds');
   const sendInitial = queryBool(q, 'sendInitialEvents');
-  const encode = watchObjectEncoder(deps, r);
+  const { encode, sharedAs } = watchObjectEncoder(deps, r);
+  const line = (type: WatchEventType, json: string): Buffer =>
+    encodeWatchLine(type, encode(type, type === 'BOOKMARK' ? json : deps.store.presentJson(def, json)));
+  // Every watcher of this resource in this representation writes the same bytes for an event.
+  const sharedKey = sharedAs === undefined ? undefined : `${def.group}/${def.version}/${def.resource};${sharedAs}`;
   const stream = new WatchStream(res);
+  const faultEvent = deps.faults?.watchEvents(req, stream);
   const active = startWatch(
     deps.store.storage,
     def,
@@ -26,19 +33,25 @@ export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
       sendInitialEvents: sendInitial,
       allowBookmarks: queryBool(q, 'allowWatchBookmarks') === true,
     },
-    (json) => deps.store.presentJson(def, json),
     {
-      event(type: WatchEventType, json: string) {
-        stream.write(`{"type":"${type}","object":${encode(type, json)}}\n`);
+      event(type: WatchEventType, json: string, source?: object) {
+        if (stream.isClosed) return;
+        stream.write(
+          source && sharedKey !== undefined
+            ? sharedWatchLine(source, `${type};${sharedKey}`, () => line(type, json))
+            : line(type, json),
+        );
+        faultEvent?.();
       },
       expired(status) {
-        stream.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+        stream.write(encodeWatchLine('ERROR', JSON.stringify(status)));
         stream.close();
       },
     },
   );
   if (stream.isClosed) {
-    // The watch ended while starting (410 for an expired resourceVersion).
+    // The watch ended while starting (410 for an expired resourceVersion, or a reader too slow
+    // for its initial events).
     active.stop();
     return;
   }
@@ -46,11 +59,7 @@ export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
   stream.onClose(() => active.stop());
   const deadline = timeoutSeconds !== undefined && timeoutSeconds > 0 ? Date.now() + timeoutSeconds * 1000 : undefined;
   stream.onClose(scheduleBookmarks(() => active.bookmark(), deps.bookmarkIntervalMs, deadline));
-  if (deadline !== undefined) {
-    const timeout = setTimeout(stream.close, deadline - Date.now());
-    timeout.unref();
-    stream.onClose(() => clearTimeout(timeout));
-  }
+  if (deadline !== undefined) stream.onClose(atDeadline(deadline, stream.close));
   const unregister = deps.watches.add(res, stream.close);
   stream.onClose(unregister);
   req.on('close', stream.close);

@@ -17,12 +17,18 @@ import { InvalidInstanceIdError, ProviderError } from '../errors.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import { defaultLogger, type Logger } from '../log.ts';
 import { generateInstanceName } from '../naming.ts';
-import { findPidsWithArg } from '../procfs.ts';
+import { findPidsWithArg, liveProcessStat } from '../procfs.ts';
 import { matchesTags } from '../tags.ts';
 import type { CloudProvider, CreateInstanceRequest, Instance } from '../types.ts';
 import { fakeIp } from './fake-ip.ts';
 import { StateStore, UUID_RE, type VmRecord } from './state.ts';
-import { isVmProcess, spawnVm, stopVm, waitQmpReady } from './vm-process.ts';
+import { isVmProcess, spawnVm, stopVm, vmProcessState, waitQmpReady } from './vm-process.ts';
+
+/** A VM's process as found now: `starting` while the launched process does not show QEMU's command line yet. */
+interface VmProcess {
+  pid: number;
+  state: 'vm' | 'starting';
+}
 
 const run = promisify(execFile);
 
@@ -100,9 +106,12 @@ export class QemuProvider implements CloudProvider {
       await this.store.write(rec);
       const started = Date.now();
       try {
-        rec.pid = await spawnVm({ binary: this.binary, ...rec });
+        const launched = await spawnVm({ binary: this.binary, ...rec });
+        rec.pid = launched.pid;
+        rec.pidStartTime = launched.startTime;
         await this.store.write(rec);
-        await waitQmpReady(rec.pid, rec, this.startTimeoutMs);
+        await waitQmpReady(rec, async () => (await this.processOf(rec)) !== undefined, this.startTimeoutMs);
+        await this.recordQemuPid(rec);
       } catch (err) {
         await this.discard(rec);
         throw new ProviderError('qemu', `qemu: starting VM ${name}: ${(err as Error).message}`, {
@@ -119,12 +128,8 @@ export class QemuProvider implements CloudProvider {
     if (!UUID_RE.test(id)) throw new InvalidInstanceIdError('qemu', id, 'a VM UUID');
     await this.ids.run(id, async () => {
       const rec = await this.store.read(id);
-      const vm = rec ?? { uuid: id, qmpSocket: await this.store.socketPath(id) };
-      const pid = rec ? await this.livePid(rec) : await this.findPid(vm);
-      if (pid !== undefined) {
-        const how = await stopVm(pid, vm, { quitTimeoutMs: this.stopTimeoutMs, killTimeoutMs: this.stopTimeoutMs });
-        this.log.info({ id, name: rec?.name, pid, how }, 'VM stopped');
-      }
+      const vm = rec ?? { uuid: id, qmpSocket: await this.store.socketPath(id), pid: null };
+      await this.stopProcesses(vm, this.stopTimeoutMs);
       await this.store.remove(rec ?? { uuid: id });
     });
   }
@@ -132,13 +137,15 @@ export class QemuProvider implements CloudProvider {
   async listInstances(tags: Record<string, string>): Promise<Instance[]> {
     const out: Instance[] = [];
     for (const rec of await this.store.list()) {
-      const pid = await this.livePid(rec);
-      if (pid === undefined) {
+      const proc = await this.processOf(rec);
+      if (proc === undefined) {
         if (rec.pid === null && Date.now() - Date.parse(rec.createdAt) < this.startTimeoutMs * 2) continue;
         await this.reapStale(rec);
         continue;
       }
-      if (matchesTags(rec.tags, tags)) out.push(toInstance(rec));
+      // A VM still starting is listed too: whoever sweeps must see it, or a launch that never
+      // completes (its creator killed) would leave a VM no list shows.
+      if (matchesTags(rec.tags, tags)) out.push(toInstance(rec, proc.state === 'vm' ? 'running' : 'starting'));
     }
     return out.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
@@ -161,28 +168,63 @@ export class QemuProvider implements CloudProvider {
     check.throwIfAny();
   }
 
-  /** The record's process, re-found by command line when the PID in the record is stale or unset. */
-  private async livePid(rec: VmRecord): Promise<number | undefined> {
-    if (await isVmProcess(rec.pid, rec)) return rec.pid ?? undefined;
-    return this.findPid(rec);
+  /**
+   * The record's process: the one launched for it (by PID and start time, even while it execs or
+   * is a wrapper), else one re-found by command line (a restart, a record without a start time).
+   */
+  private async processOf(rec: VmRecord): Promise<VmProcess | undefined> {
+    const state = await vmProcessState({ pid: rec.pid, startTime: rec.pidStartTime }, rec);
+    if (state !== 'gone' && rec.pid !== null) return { pid: rec.pid, state };
+    const [pid] = await this.findPids(rec);
+    return pid === undefined ? undefined : { pid, state: 'vm' };
   }
 
-  private async findPid(vm: Pick<VmRecord, 'uuid' | 'qmpSocket'>): Promise<number | undefined> {
+  private async findPids(vm: Pick<VmRecord, 'uuid' | 'qmpSocket'>): Promise<number[]> {
+    const out: number[] = [];
     for (const pid of await findPidsWithArg(vm.uuid)) {
-      if (await isVmProcess(pid, vm)) return pid;
+      if (await isVmProcess(pid, vm)) out.push(pid);
     }
-    return undefined;
+    return out;
+  }
+
+  /** A wrapper that forked QEMU (instead of exec'ing it) is not the VM: remember QEMU's own PID. */
+  private async recordQemuPid(rec: VmRecord): Promise<void> {
+    if ((await vmProcessState({ pid: rec.pid, startTime: rec.pidStartTime }, rec)) === 'vm') return;
+    const [pid] = await this.findPids(rec);
+    if (pid === undefined) return;
+    rec.pid = pid;
+    rec.pidStartTime = (await liveProcessStat(pid))?.startTime;
+    await this.store.write(rec);
+  }
+
+  /**
+   * Stops the process launched for the VM (by PID and start time, so also mid-exec or while a
+   * wrapper) and any other carrying its UUID and socket. Throws when one does not go away.
+   */
+  private async stopProcesses(
+    vm: Pick<VmRecord, 'uuid' | 'qmpSocket' | 'pid' | 'pidStartTime'> & { name?: string },
+    quitTimeoutMs: number,
+  ): Promise<void> {
+    const timeouts = { quitTimeoutMs, killTimeoutMs: this.stopTimeoutMs };
+    const launched = { pid: vm.pid, startTime: vm.pidStartTime };
+    const targets =
+      (await vmProcessState(launched, vm)) !== 'gone' && vm.pid !== null ? [{ ...launched, pid: vm.pid }] : [];
+    for (const pid of await this.findPids(vm)) if (pid !== vm.pid) targets.push({ pid, startTime: undefined });
+    for (const target of targets) {
+      const how = await stopVm(target, vm, timeouts);
+      this.log.info({ id: vm.uuid, name: vm.name, pid: target.pid, how }, 'VM stopped');
+    }
   }
 
   private async findLiveByName(name: string): Promise<VmRecord | undefined> {
     let found: VmRecord | undefined;
     for (const rec of await this.store.list()) {
       if (rec.name !== name) continue;
-      const pid = await this.livePid(rec);
-      if (pid === undefined) {
+      const proc = await this.processOf(rec);
+      if (proc === undefined) {
         await this.reapStale(rec);
       } else if (!found || rec.createdAt < found.createdAt) {
-        found = { ...rec, pid };
+        found = { ...rec, pid: proc.pid };
       }
     }
     return found;
@@ -196,22 +238,32 @@ export class QemuProvider implements CloudProvider {
     await this.store.remove(rec);
   }
 
+  /**
+   * After a failed start: the record goes only once no process of the VM is left. One that may
+   * still be alive keeps it, so list (and so the orphan sweep and the start-up reaper) still sees
+   * the VM and delete can stop it.
+   */
   private async discard(rec: VmRecord): Promise<void> {
     try {
-      if (rec.pid !== null) await stopVm(rec.pid, rec, { quitTimeoutMs: 500, killTimeoutMs: this.stopTimeoutMs });
-    } finally {
-      await this.store.remove(rec);
+      await this.stopProcesses(rec, 500);
+    } catch (err) {
+      this.log.error(
+        { id: rec.uuid, name: rec.name, pid: rec.pid, err },
+        'VM of a failed start did not stop; record kept',
+      );
+      return;
     }
+    await this.store.remove(rec);
   }
 }
 
-function toInstance(rec: VmRecord): Instance {
+function toInstance(rec: VmRecord, state: 'running' | 'starting' = 'running'): Instance {
   return {
     id: rec.uuid,
     name: rec.name,
     ips: [rec.ip],
     tags: { ...rec.tags },
     createdAt: new Date(rec.createdAt),
-    state: 'running',
+    state,
   };
 }

@@ -12,6 +12,8 @@ export interface VmRecord {
   name: string;
   /** null between writing the record and the process starting. */
   pid: number | null;
+  /** The start time of `pid` (/proc/<pid>/stat): the process is ours while the PID has it, whatever it execs. */
+  pidStartTime?: string;
   tags: Record<string, string>;
   createdAt: string;
   qmpSocket: string;

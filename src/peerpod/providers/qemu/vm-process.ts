@@ -2,7 +2,7 @@
 // us, unref'd) so it outlives the operator that started it, as a cloud VM outlives its API client.
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
-import { cmdlineArgs } from '../procfs.ts';
+import { cmdlineArgs, liveProcessStat } from '../procfs.ts';
 import { waitFor } from '../wait.ts';
 import { QmpClient, type QmpStatus } from './qmp.ts';
 import type { VmRecord } from './state.ts';
@@ -43,7 +43,13 @@ export function qemuArgs(spec: VmSpec): string[] {
   ];
 }
 
-export async function spawnVm(spec: VmSpec): Promise<number> {
+/** The process launched for a VM: its PID and, once read, its start time (which survives its execs). */
+export interface Launched {
+  pid: number | null;
+  startTime?: string;
+}
+
+export async function spawnVm(spec: VmSpec): Promise<Launched> {
   const log = await open(spec.logFile, 'a', 0o600);
   try {
     const child = spawn(spec.binary, qemuArgs(spec), { detached: true, stdio: ['ignore', log.fd, log.fd] });
@@ -53,7 +59,8 @@ export async function spawnVm(spec: VmSpec): Promise<number> {
     });
     child.unref();
     if (child.pid === undefined) throw new Error(`${spec.binary} started without a PID`);
-    return child.pid;
+    // Read right away, long before its PID could be reused; no stat means it has already exited.
+    return { pid: child.pid, startTime: (await liveProcessStat(child.pid))?.startTime };
   } finally {
     await log.close();
   }
@@ -72,6 +79,24 @@ export async function isVmProcess(pid: number | null, vm: Pick<VmRecord, 'uuid' 
   return args.some((a) => a.startsWith(`unix:${sock},`));
 }
 
+/**
+ * What the launched process is to the VM: `vm` once its command line is the VM's; `starting` while
+ * it is still the process launched (same start time) but shows another command line — empty for a
+ * moment while it execs, or a wrapper's that execs QEMU later; `gone` once it has exited. A record
+ * without a start time (written by an older version) is judged by the command line alone.
+ */
+export async function vmProcessState(
+  launched: Launched,
+  vm: Pick<VmRecord, 'uuid' | 'qmpSocket'>,
+): Promise<'vm' | 'starting' | 'gone'> {
+  const { pid, startTime } = launched;
+  if (pid === null || !Number.isInteger(pid) || pid <= 0) return 'gone';
+  const stat = await liveProcessStat(pid);
+  if (!stat || (startTime !== undefined && stat.startTime !== startTime)) return 'gone';
+  if (await isVmProcess(pid, vm)) return 'vm';
+  return startTime !== undefined ? 'starting' : 'gone';
+}
+
 export async function logTail(file: string, bytes = 2000): Promise<string> {
   try {
     const text = await readFile(file, 'utf8');
@@ -81,20 +106,21 @@ export async function logTail(file: string, bytes = 2000): Promise<string> {
   }
 }
 
-/** Resolves once QMP answers query-status; fails at once if the process dies first. */
-export async function waitQmpReady(pid: number, vm: VmRecord, timeoutMs: number): Promise<QmpStatus> {
+/**
+ * Resolves once QMP answers query-status; fails as soon as `alive` says no process of the VM is
+ * left. The socket is tried first: QMP answering proves the VM is up whatever /proc shows.
+ */
+export async function waitQmpReady(vm: VmRecord, alive: () => Promise<boolean>, timeoutMs: number): Promise<QmpStatus> {
   return waitFor(
     `QMP of ${vm.name}`,
     async () => {
-      if (!(await isVmProcess(pid, vm))) {
-        const tail = await logTail(vm.logFile);
-        throw new Error(`qemu exited during start${tail ? `: ${tail}` : ''}`);
-      }
       let client: QmpClient;
       try {
         client = await QmpClient.connect(vm.qmpSocket, 1000);
       } catch {
-        return undefined; // socket not there yet
+        if (await alive()) return undefined; // socket not there yet
+        const tail = await logTail(vm.logFile);
+        throw new Error(`qemu exited during start${tail ? `: ${tail}` : ''}`);
       }
       try {
         return await client.queryStatus(1000);
@@ -108,14 +134,17 @@ export async function waitQmpReady(pid: number, vm: VmRecord, timeoutMs: number)
 
 /**
  * QMP `quit` first (a clean exit), then SIGKILL by PID when QEMU does not answer or does not go
- * away — only after re-checking that the PID still is this VM.
+ * away — only after re-checking that the PID still is this VM's process (or the one launched for
+ * it, still starting).
  */
 export async function stopVm(
-  pid: number,
+  target: Launched & { pid: number },
   vm: Pick<VmRecord, 'uuid' | 'qmpSocket'>,
   { quitTimeoutMs, killTimeoutMs }: { quitTimeoutMs: number; killTimeoutMs: number },
 ): Promise<'quit' | 'killed' | 'gone'> {
-  const gone = async (): Promise<true | undefined> => ((await isVmProcess(pid, vm)) ? undefined : true);
+  const { pid } = target;
+  const gone = async (): Promise<true | undefined> =>
+    (await vmProcessState(target, vm)) === 'gone' ? true : undefined;
   if (await gone()) return 'gone';
   try {
     const client = await QmpClient.connect(vm.qmpSocket, Math.min(1000, quitTimeoutMs));
@@ -129,7 +158,7 @@ export async function stopVm(
   } catch {
     // No QMP or no exit in time: fall through to the kill.
   }
-  if (await isVmProcess(pid, vm)) {
+  if (!(await gone())) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch (err) {

@@ -29,7 +29,8 @@ describe('ConfigMap and Secret validation', () => {
   it('limits the total size to 1 MiB', () => {
     const big = 'x'.repeat(1024 * 1024 + 1);
     assert.deepStrictEqual(check('', 'ConfigMap', { data: { a: big } }), [
-      ': Too long: may not be more than 1048576 bytes',
+      // field.NewPath("").String() is "[]" (apimachinery/pkg/util/validation/field/path.go).
+      '[]: Too long: may not be more than 1048576 bytes',
     ]);
     assert.deepStrictEqual(check('', 'Secret', { stringData: { a: big } }), [
       'data: Too long: may not be more than 1048576 bytes',

@@ -34,14 +34,15 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
+  // Set before the waiters run: a waiter woken by the exit must see it, not wait for a later wake-up.
+  let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {
+      done = true;
       resolve({ code, signal });
       for (const w of waiters.splice(0)) w();
     }),
   );
-  let done = false;
-  void exited.then(() => (done = true));
   return {
     child,
     output: () => out,

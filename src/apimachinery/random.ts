@@ -1,0 +1,14 @@
+// A seeded pseudo-random sequence, so that anything deciding by chance (simulated failures,
+// injected faults) is reproducible from its seed.
+
+/** mulberry32: tiny, seedable and good enough to decide failures; values in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
