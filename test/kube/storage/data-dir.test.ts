@@ -10,25 +10,9 @@ import { eventually, startTestCluster } from '../../helpers/control-plane.ts';
 import { call } from '../../helpers/https.ts';
 import { StorageLockedError } from '../../../src/kube/storage/index.ts';
 import { startControlPlane } from '../../../src/kube/control-plane.ts';
+import { widgetCrd } from '../crd/fixtures.ts';
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
+const crd = widgetCrd();
 
 test('a control plane on a kept data directory serves what the last one stored', { timeout: 120_000 }, async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'peerpods-data-dir-'));

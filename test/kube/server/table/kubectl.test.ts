@@ -23,6 +23,15 @@ function table(out: string): string[][] {
 }
 
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+/** The Ready condition a kubelet posts, stamped now. */
+const readyCondition = () => ({
+  type: 'Ready',
+  status: 'True',
+  reason: 'KubeletReady',
+  message: 'ok',
+  lastHeartbeatTime: now(),
+  lastTransitionTime: now(),
+});
 
 async function mustPass(method: string, path: string, body: unknown, contentType?: string): Promise<void> {
   const r = await call(cp, method, path, { body, contentType });
@@ -118,16 +127,7 @@ before(async () => {
     '/api/v1/nodes/node-a/status',
     {
       status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: 'ok',
-            lastHeartbeatTime: now(),
-            lastTransitionTime: now(),
-          },
-        ],
+        conditions: [readyCondition()],
         addresses: [{ type: 'InternalIP', address: '192.168.1.10' }],
         nodeInfo: {
           kubeletVersion: 'v1.33.0',
@@ -362,20 +362,7 @@ describe('kubectl describe', () => {
     await mustPass(
       'PATCH',
       '/api/v1/nodes/node-a/status',
-      {
-        status: {
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              message: 'ok',
-              lastHeartbeatTime: now(),
-              lastTransitionTime: now(),
-            },
-          ],
-        },
-      },
+      { status: { conditions: [readyCondition()] } },
       'application/strategic-merge-patch+json',
     );
     const out = await k(['describe', 'node', 'node-a']);
