@@ -23,8 +23,7 @@ import { createUpgradeHandler } from './streaming/upgrade.ts';
 import { requestAttributes } from '../auth/attributes.ts';
 import { errorHeaders, requireAllowed } from '../auth/forbidden.ts';
 import { ImpersonationRequestError, impersonate } from '../auth/impersonation.ts';
-import type { Authenticator, Authorizer } from '../auth/types.ts';
-import type { UserInfo } from '../auth/user.ts';
+import type { Attributes, Authenticator, Authorizer } from '../auth/types.ts';
 
 export interface ApiServerOptions {
   catalog: ResourceCatalog;
@@ -83,11 +82,11 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   const sockets = new Set<Socket>();
 
   /** Who the request acts as, allowed to do what it asks: throws 401, 403 (or 500 for bad impersonation). */
-  const admit = (req: IncomingMessage, url: URL): UserInfo => {
+  const admit = (req: IncomingMessage, url: URL): Attributes => {
     const user = impersonate(req, url, opts.authenticator.authenticate(req), opts.authorizer);
     const attributes = requestAttributes(req.method ?? 'GET', url, user);
     requireAllowed(attributes, opts.authorizer.authorize(attributes));
-    return user;
+    return attributes;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -99,8 +98,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       throw new StatusError(400, 'BadRequest', 'invalid request URL');
     }
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-    const user = admit(req, url);
-    if (!inflight.admit(requestAttributes(req.method ?? 'GET', url, user), req, res)) return;
+    const attributes = admit(req, url);
+    const { user } = attributes;
+    if (!inflight.admit(attributes, req, res)) return;
     if (await faults.intercept(req, res, url, user)) return;
     if (path === '/healthz' || path === '/livez') return sendText(res, 200, 'ok');
     if (path === '/readyz')
