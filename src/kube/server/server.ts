@@ -101,7 +101,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const attributes = admit(req, url);
     const { user } = attributes;
     if (!inflight.admit(attributes, req, res)) return;
-    if (await faults.intercept(req, res, url, user)) return;
+    if (await faults.intercept(req, res, url, attributes)) return;
     if (path === '/healthz' || path === '/livez') return sendText(res, 200, 'ok');
     if (path === '/readyz')
       return opts.ready && !opts.ready() ? sendText(res, 500, 'not ready') : sendText(res, 200, 'ok');

@@ -5,9 +5,7 @@
 // controllers call storage directly and never see them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { seededRandom } from '../../../apimachinery/random.ts';
-import { requestAttributes } from '../../auth/attributes.ts';
 import type { Attributes } from '../../auth/types.ts';
-import type { UserInfo } from '../../auth/user.ts';
 import type { WatchStream } from '../resource/watch-stream.ts';
 import { faultStatus, sendStatus, sendWatchError } from './respond.ts';
 import { appliesTo, matchesRequest, validateRule, type FaultAction, type FaultRule } from './rules.ts';
@@ -67,9 +65,8 @@ export class FaultInjector implements Faults {
    * connection) and the server must not serve it; after a delay, or for a watch to drop later,
    * false.
    */
-  async intercept(req: IncomingMessage, res: ServerResponse, url: URL, user: UserInfo): Promise<boolean> {
+  async intercept(req: IncomingMessage, res: ServerResponse, url: URL, attributes: Attributes): Promise<boolean> {
     if (this.rules.length === 0) return false;
-    const attributes = requestAttributes(req.method ?? 'GET', url, user);
     const action = this.choose(attributes, url.searchParams);
     if (!action) return false;
     switch (action.type) {
