@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suites drive for real (Python client, QEMU, libvirt)
+# Installs the Debian packages the test suites drive for real (Python client, QEMU, libvirt, etcd)
 # when they are missing. Idempotent: a machine that has them pays one `dpkg -s` each.
 # Under CI=true a package that cannot be installed fails the run instead of skipping suites.
 set -euo pipefail
 
-want=(python3-kubernetes qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-clients)
+want=(python3-kubernetes qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-clients etcd-server etcd-client)
 missing=()
 for p in "${want[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
