@@ -22,5 +22,5 @@ export { assignClusterIp, reconcileClusterIp } from './service.ts';
 export { computeQosClass, type QosClass } from './qos.ts';
 export { pruneUnknownFields, unknownFields } from './openapi/unknown-fields.ts';
 export { decodeErrors, goPlain, type DecodeFlavour } from './openapi/typed-decode.ts';
-export { builtinFieldOrder, sortKeysDeep } from './openapi/field-order.ts';
+export { builtinFieldOrder, inGoFieldOrder, sortKeysDeep } from './field-order/field-order.ts';
 export { hpaV1FromV2, hpaV2FromV1 } from './conversion/hpa.ts';

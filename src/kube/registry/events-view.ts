@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 import { builtinFieldOrder } from '../builtins/index.ts';
 
 const coreEventOrder = builtinFieldOrder('', 'v1', 'Event');
+const eventsV1Order = builtinFieldOrder('events.k8s.io', 'v1', 'Event');
 
 /** [core/v1 field, events.k8s.io/v1 field] */
 const RENAMES: Array<[string, string]> = [
@@ -32,7 +33,8 @@ export const eventsV1View = {
   toStored(obj: JsonObject): JsonObject {
     return coreEventOrder(rename(obj, 1, 'v1'));
   },
+  /** In events.k8s.io/v1 Event's own field order (k8s.io/api/events/v1/types.go). */
   fromStored(obj: JsonObject): JsonObject {
-    return rename(obj, 0, 'events.k8s.io/v1');
+    return eventsV1Order(rename(obj, 0, 'events.k8s.io/v1'));
   },
 };

@@ -2,6 +2,7 @@
 import {
   applyDefaults as builtinDefaults,
   assignClusterIp,
+  builtinFieldOrder,
   ClusterIpAllocator,
   decodeErrors,
   generationChanged,
@@ -77,7 +78,14 @@ export function withBuiltinStrategies(
   });
 }
 
-const hpaV1View = { toStored: hpaV2FromV1, fromStored: hpaV1FromV2 };
+// Both forms in their own Go field order (k8s.io/api/autoscaling/v1 and v2 types.go), as every
+// stored and served object is.
+const hpaV1Order = builtinFieldOrder('autoscaling', 'v1', 'HorizontalPodAutoscaler');
+const hpaV2Order = builtinFieldOrder('autoscaling', 'v2', 'HorizontalPodAutoscaler');
+const hpaV1View = {
+  toStored: (v1: JsonObject) => hpaV2Order(hpaV2FromV1(v1)),
+  fromStored: (v2: JsonObject) => hpaV1Order(hpaV1FromV2(v2)),
+};
 
 /** A stored-form strategy applied to a view's objects: convert, run, convert back in place. */
 function throughView(view: NonNullable<ResourceDef['view']>, base: ResourceDef['strategy']): ResourceDef['strategy'] {

@@ -8,6 +8,7 @@ import type { UserInfo } from '../auth/user.ts';
 import { methodNotAllowed } from '../../apimachinery/errors/index.ts';
 import type { RequestContext } from '../registry/context.ts';
 import { createOnlyKey } from './extensions.ts';
+import { inGoFieldOrder } from '../builtins/index.ts';
 import { decodeBody, OBJECT_BODY_TYPES, readBody } from './request.ts';
 import { sendJson } from './resource/response.ts';
 import type { JsonObject } from '../../apimachinery/meta/index.ts';
@@ -41,7 +42,8 @@ export async function handleResource(
     const ctx = requestContext(req, query, user, false);
     const body = decodeBody(await readBody(req), req.headers['content-type'], OBJECT_BODY_TYPES, ctx) as JsonObject;
     const reply = await createOnly.create({ def, namespace, name: route.name, body }, ctx);
-    return sendJson(res, reply.code, JSON.stringify(reply.object), ctx.warnings);
+    // Never stored, so never ordered on the way in: ordered here, as kube writes its Go struct.
+    return sendJson(res, reply.code, JSON.stringify(inGoFieldOrder(reply.object)), ctx.warnings);
   }
   const verb = resolveVerb(def, route, req.method ?? 'GET', query, req.headers['content-type']);
   const output = negotiateOutput(req, { table: deps.extensions.table !== undefined });

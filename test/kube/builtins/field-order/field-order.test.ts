@@ -4,6 +4,10 @@
 //   staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go (TypeMeta, ObjectMeta, Status, ...)
 //   staging/src/k8s.io/api/core/v1/types.go (Pod, PodSpec, Container, ConfigMap, Service)
 //   staging/src/k8s.io/api/apps/v1/types.go (Deployment, DeploymentSpec)
+//   staging/src/k8s.io/api/rbac/v1/types.go (RoleBinding, Subject, RoleRef)
+//   staging/src/k8s.io/api/admissionregistration/v1/types.go (ValidatingWebhookConfiguration, ...)
+//   staging/src/k8s.io/api/networking/v1/types.go (NetworkPolicy, NetworkPolicySpec, ...)
+//   staging/src/k8s.io/api/core/v1/types.go (PodStatus, ContainerStatus, NodeStatus, ...)
 // Custom resources are unstructured (map[string]interface{}), so every level's keys are sorted.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +16,7 @@ import { startTestCluster, type TestCluster } from '../../../helpers/control-pla
 import { kubectl } from '../../../helpers/kubectl.ts';
 import { runPython } from '../../../helpers/python.ts';
 import { get } from '../../server/openapi/http.ts';
-import { builtinFieldOrder } from '../../../../src/kube/builtins/openapi/field-order.ts';
+import { builtinFieldOrder } from '../../../../src/kube/builtins/field-order/field-order.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, probed level by level
 type Obj = Record<string, any>;
@@ -155,7 +159,7 @@ async function getRaw(cp: TestCluster, path: string): Promise<Obj> {
   return JSON.parse(r.body.toString()) as Obj;
 }
 
-test('fields a partial model does not list follow the listed ones in their written order', () => {
+test('fields the Go struct does not have follow the known ones in their written order', () => {
   const order = builtinFieldOrder('', 'v1', 'Pod');
   const pod = order({
     status: { zeta: 1, phase: 'Running', alpha: 2, podIP: '10.0.0.1' },
@@ -166,7 +170,7 @@ test('fields a partial model does not list follow the listed ones in their writt
   });
   assert.deepEqual(Object.keys(pod), POD);
   assert.deepEqual(Object.keys(pod.status as Obj), ['phase', 'podIP', 'zeta', 'alpha']);
-  // A kind with no model of its own: TypeMeta and ObjectMeta first, the rest as written.
+  // TypeMeta and ObjectMeta first, then rbac/v1 Role's rules; map keys sorted.
   const role = builtinFieldOrder(
     'rbac.authorization.k8s.io',
     'v1',
@@ -402,6 +406,282 @@ immutable: false
     assertGoOrder(e.source, ['component', 'host'], 'EventSource');
   });
 
+  test('RoleBinding, ValidatingWebhookConfiguration and NetworkPolicy created by kubectl are served in Go order, byte for byte', async () => {
+    // Every field kube would default is given, so the expected bytes are only the reordered input.
+    const manifest = `roleRef: {name: reader, kind: Role, apiGroup: rbac.authorization.k8s.io}
+subjects:
+- {name: jane, apiGroup: rbac.authorization.k8s.io, kind: User}
+metadata: {namespace: ${NS}, name: read}
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+---
+webhooks:
+- matchConditions: [{expression: 'true', name: always}]
+  admissionReviewVersions: [v1]
+  timeoutSeconds: 5
+  sideEffects: None
+  objectSelector: {matchLabels: {b: '2', a: '1'}}
+  namespaceSelector: {matchExpressions: [{values: [web], operator: In, key: tier}]}
+  matchPolicy: Exact
+  failurePolicy: Ignore
+  rules:
+  - {scope: Namespaced, resources: [pods], apiVersions: [v1], apiGroups: [''], operations: [CREATE]}
+  clientConfig:
+    service: {port: 8443, path: /validate, name: guard, namespace: ${NS}}
+  name: guard.example.com
+metadata: {name: field-order-guard}
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+---
+spec:
+  policyTypes: [Ingress, Egress]
+  egress:
+  - to: [{namespaceSelector: {}}]
+    ports: [{port: 53, protocol: UDP}]
+  ingress:
+  - from:
+    - ipBlock: {except: [10.1.0.0/16], cidr: 10.0.0.0/8}
+    - namespaceSelector: {matchLabels: {team: a}}
+      podSelector: {matchLabels: {app: web}}
+    ports: [{endPort: 5440, port: 5432, protocol: TCP}]
+  podSelector: {matchLabels: {app: db}}
+metadata: {namespace: ${NS}, name: db}
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+`;
+    const r = await kubectl(cp.kubeconfigPath, ['create', '-f', '-'], { input: manifest, version: '1.33' });
+    assert.equal(r.code, 0, r.stderr);
+    // ObjectMeta's own order is asserted above; here it is copied so the rest compares byte for byte.
+    const withMeta = async (path: string, head: string, tail: string): Promise<void> => {
+      const r = await get(cp, path, { Accept: 'application/json' });
+      assert.equal(r.code, 200, r.body.toString());
+      const body = r.body.toString();
+      assert.equal(body, `${head},"metadata":${JSON.stringify((JSON.parse(body) as Obj).metadata)},${tail}`);
+    };
+    await withMeta(
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings/read`,
+      '{"kind":"RoleBinding","apiVersion":"rbac.authorization.k8s.io/v1"',
+      '"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"jane"}],' +
+        '"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"}}',
+    );
+    await withMeta(
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/field-order-guard',
+      '{"kind":"ValidatingWebhookConfiguration","apiVersion":"admissionregistration.k8s.io/v1"',
+      '"webhooks":[{"name":"guard.example.com",' +
+        `"clientConfig":{"service":{"namespace":"${NS}","name":"guard","path":"/validate","port":8443}},` +
+        '"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"],"scope":"Namespaced"}],' +
+        '"failurePolicy":"Ignore","matchPolicy":"Exact",' +
+        '"namespaceSelector":{"matchExpressions":[{"key":"tier","operator":"In","values":["web"]}]},' +
+        '"objectSelector":{"matchLabels":{"a":"1","b":"2"}},"sideEffects":"None","timeoutSeconds":5,' +
+        '"admissionReviewVersions":["v1"],"matchConditions":[{"name":"always","expression":"true"}]}]}',
+    );
+    await withMeta(
+      `/apis/networking.k8s.io/v1/namespaces/${NS}/networkpolicies/db`,
+      '{"kind":"NetworkPolicy","apiVersion":"networking.k8s.io/v1"',
+      '"spec":{"podSelector":{"matchLabels":{"app":"db"}},' +
+        '"ingress":[{"ports":[{"protocol":"TCP","port":5432,"endPort":5440}],' +
+        '"from":[{"ipBlock":{"cidr":"10.0.0.0/8","except":["10.1.0.0/16"]}},' +
+        '{"podSelector":{"matchLabels":{"app":"web"}},"namespaceSelector":{"matchLabels":{"team":"a"}}}]}],' +
+        '"egress":[{"ports":[{"protocol":"UDP","port":53}],"to":[{"namespaceSelector":{}}]}],' +
+        '"policyTypes":["Ingress","Egress"]}}',
+    );
+  });
+
+  test('Pod and Node status written through /status are answered in Go order, byte for byte', async () => {
+    const pod = await sendRaw(
+      cp,
+      'POST',
+      `/api/v1/namespaces/${NS}/pods`,
+      JSON.stringify({
+        spec: { schedulingGates: [{ name: 'held' }], containers: [{ image: 'nginx', name: 'web' }] },
+        metadata: { name: 'with-status' },
+        apiVersion: 'v1',
+        kind: 'Pod',
+      }),
+    );
+    assert.equal(pod.code, 201, pod.body);
+    // Written with every level's keys reversed, as a client with no notion of order might.
+    const podStatus =
+      '{"qosClass":"BestEffort","containerStatuses":[{"started":true,"containerID":"sim://2","imageID":"sim://nginx",' +
+      '"image":"nginx:latest","restartCount":1,"ready":true,' +
+      '"lastState":{"terminated":{"containerID":"sim://1","finishedAt":"2026-01-01T00:00:01Z","startedAt":"2026-01-01T00:00:00Z","reason":"Error","exitCode":1}},' +
+      '"state":{"running":{"startedAt":"2026-01-01T00:00:01Z"}},"name":"web"}],' +
+      '"startTime":"2026-01-01T00:00:00Z","podIPs":[{"ip":"10.244.0.5"}],"podIP":"10.244.0.5",' +
+      '"hostIPs":[{"ip":"192.168.0.2"}],"hostIP":"192.168.0.2",' +
+      '"conditions":[{"lastTransitionTime":"2026-01-01T00:00:02Z","status":"True","type":"Ready"}],"phase":"Running"}';
+    const podStatusInGoOrder =
+      '"status":{"phase":"Running",' +
+      '"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:02Z"}],' +
+      '"hostIP":"192.168.0.2","hostIPs":[{"ip":"192.168.0.2"}],"podIP":"10.244.0.5","podIPs":[{"ip":"10.244.0.5"}],' +
+      '"startTime":"2026-01-01T00:00:00Z",' +
+      '"containerStatuses":[{"name":"web","state":{"running":{"startedAt":"2026-01-01T00:00:01Z"}},' +
+      '"lastState":{"terminated":{"exitCode":1,"reason":"Error","startedAt":"2026-01-01T00:00:00Z","finishedAt":"2026-01-01T00:00:01Z","containerID":"sim://1"}},' +
+      '"ready":true,"restartCount":1,"image":"nginx:latest","imageID":"sim://nginx","containerID":"sim://2","started":true}],' +
+      '"qosClass":"BestEffort"}}';
+    const podPath = `/api/v1/namespaces/${NS}/pods/with-status`;
+    const written = JSON.parse(pod.body) as Obj;
+    const putPod = await sendRaw(
+      cp,
+      'PUT',
+      `${podPath}/status`,
+      `{"kind":"Pod","apiVersion":"v1","metadata":${JSON.stringify(written.metadata)},"spec":${JSON.stringify(written.spec)},"status":${podStatus}}`,
+    );
+    assert.equal(putPod.code, 200, putPod.body);
+    assert.ok(putPod.body.endsWith(`,${podStatusInGoOrder}`), putPod.body);
+
+    const node = await sendRaw(
+      cp,
+      'POST',
+      '/api/v1/nodes',
+      JSON.stringify({
+        spec: { podCIDRs: ['10.244.1.0/24'], podCIDR: '10.244.1.0/24' },
+        metadata: { name: 'field-order-node' },
+        apiVersion: 'v1',
+        kind: 'Node',
+      }),
+    );
+    assert.equal(node.code, 201, node.body);
+    const nodeStatus =
+      '{"nodeInfo":{"architecture":"amd64","operatingSystem":"linux","kubeProxyVersion":"","kubeletVersion":"v1.33.0",' +
+      '"containerRuntimeVersion":"sim://1","osImage":"Debian","kernelVersion":"6.1.0","bootID":"b","systemUUID":"s","machineID":"m"},' +
+      '"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},' +
+      '"addresses":[{"address":"192.168.0.2","type":"InternalIP"}],' +
+      '"conditions":[{"message":"kubelet is posting ready status","reason":"KubeletReady","lastTransitionTime":"2026-01-01T00:00:00Z",' +
+      '"lastHeartbeatTime":"2026-01-01T00:00:00Z","status":"True","type":"Ready"}],' +
+      '"allocatable":{"pods":"110","memory":"4Gi","cpu":"2"},"capacity":{"pods":"110","memory":"4Gi","cpu":"2"}}';
+    const nodeStatusInGoOrder =
+      '"status":{"capacity":{"cpu":"2","memory":"4Gi","pods":"110"},"allocatable":{"cpu":"2","memory":"4Gi","pods":"110"},' +
+      '"conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z",' +
+      '"reason":"KubeletReady","message":"kubelet is posting ready status"}],' +
+      '"addresses":[{"type":"InternalIP","address":"192.168.0.2"}],' +
+      '"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},' +
+      '"nodeInfo":{"machineID":"m","systemUUID":"s","bootID":"b","kernelVersion":"6.1.0","osImage":"Debian",' +
+      '"containerRuntimeVersion":"sim://1","kubeletVersion":"v1.33.0","kubeProxyVersion":"","operatingSystem":"linux","architecture":"amd64"}}}';
+    const writtenNode = JSON.parse(node.body) as Obj;
+    const putNode = await sendRaw(
+      cp,
+      'PUT',
+      '/api/v1/nodes/field-order-node/status',
+      `{"kind":"Node","apiVersion":"v1","metadata":${JSON.stringify(writtenNode.metadata)},"spec":${JSON.stringify(writtenNode.spec)},"status":${nodeStatus}}`,
+    );
+    assert.equal(putNode.code, 200, putNode.body);
+    assert.ok(putNode.body.endsWith(`,${nodeStatusInGoOrder}`), putNode.body);
+  });
+
+  test('views are answered in the Go order of their own version: autoscaling/v1 HPAs and events.k8s.io/v1 Events', async () => {
+    // autoscaling/v1/types.go HorizontalPodAutoscaler{Spec,Status}, CrossVersionObjectReference.
+    const hpa = await postRaw(
+      cp,
+      `/apis/autoscaling/v1/namespaces/${NS}/horizontalpodautoscalers`,
+      JSON.stringify({
+        spec: {
+          targetCPUUtilizationPercentage: 50,
+          maxReplicas: 3,
+          minReplicas: 1,
+          scaleTargetRef: { apiVersion: 'apps/v1', name: 'web', kind: 'Deployment' },
+        },
+        metadata: { name: 'web' },
+        apiVersion: 'autoscaling/v1',
+        kind: 'HorizontalPodAutoscaler',
+      }),
+    );
+    assert.equal(hpa.code, 201, hpa.body);
+    for (const [what, h] of [
+      ['create response', JSON.parse(hpa.body) as Obj],
+      ['GET', await getRaw(cp, `/apis/autoscaling/v1/namespaces/${NS}/horizontalpodautoscalers/web`)],
+    ] as const) {
+      assertGoOrder(h, [...TYPE_META, 'metadata', 'spec', 'status'], `${what} HPA v1`);
+      assertGoOrder(
+        h.spec,
+        ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'targetCPUUtilizationPercentage'],
+        `${what} HPA v1 spec`,
+      );
+      assertGoOrder(h.spec.scaleTargetRef, ['kind', 'name', 'apiVersion'], `${what} scaleTargetRef`);
+    }
+    // The stored (autoscaling/v2) object is in v2's order: metrics[].resource.target.
+    const v2 = await getRaw(cp, `/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers/web`);
+    assertGoOrder(v2.spec, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior'], 'HPA v2 spec');
+    assertGoOrder(v2.spec.metrics[0].resource, ['name', 'target'], 'ResourceMetricSource');
+    assertGoOrder(
+      v2.spec.metrics[0].resource.target,
+      ['type', 'value', 'averageValue', 'averageUtilization'],
+      'MetricTarget',
+    );
+
+    // events/v1/types.go Event: the same object as core/v1's, in another struct's order.
+    const event = await postRaw(
+      cp,
+      `/apis/events.k8s.io/v1/namespaces/${NS}/events`,
+      JSON.stringify({
+        type: 'Normal',
+        note: 'hello',
+        regarding: { name: 'web', namespace: NS, kind: 'Pod', apiVersion: 'v1' },
+        reason: 'Testing',
+        action: 'Testing',
+        reportingInstance: 'test-1',
+        reportingController: 'example.com/test',
+        eventTime: '2026-01-01T00:00:00.000000Z',
+        metadata: { name: 'web.1' },
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+      }),
+    );
+    assert.equal(event.code, 201, event.body);
+    const EVENT_V1 = [
+      ...TYPE_META,
+      'metadata',
+      'eventTime',
+      'series',
+      'reportingController',
+      'reportingInstance',
+      'action',
+      'reason',
+      'regarding',
+      'related',
+      'note',
+      'type',
+      'deprecatedSource',
+      'deprecatedFirstTimestamp',
+      'deprecatedLastTimestamp',
+      'deprecatedCount',
+    ];
+    for (const [what, e] of [
+      ['create response', JSON.parse(event.body) as Obj],
+      ['GET', await getRaw(cp, `/apis/events.k8s.io/v1/namespaces/${NS}/events/web.1`)],
+    ] as const) {
+      assertGoOrder(e, EVENT_V1, `${what} events.k8s.io/v1 Event`);
+      assertGoOrder(
+        e.regarding,
+        ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'],
+        `${what} regarding`,
+      );
+    }
+  });
+
+  test('an answered review is in its Go order too (authorization/v1 SelfSubjectAccessReview)', async () => {
+    // authorization/v1/types.go: SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    // ResourceAttributes, SubjectAccessReviewStatus.
+    const r = await postRaw(
+      cp,
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      JSON.stringify({
+        spec: { resourceAttributes: { name: 'x', resource: 'pods', verb: 'get', namespace: NS } },
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+      }),
+    );
+    assert.equal(r.code, 201, r.body);
+    const review = JSON.parse(r.body) as Obj;
+    assertGoOrder(review, [...TYPE_META, 'metadata', 'spec', 'status'], 'SelfSubjectAccessReview');
+    assertGoOrder(
+      review.spec.resourceAttributes,
+      ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name', 'fieldSelector', 'labelSelector'],
+      'ResourceAttributes',
+    );
+    assert.deepEqual(Object.keys(review.spec.resourceAttributes), ['namespace', 'verb', 'resource', 'name']);
+    assertGoOrder(review.status, ['allowed', 'denied', 'reason', 'evaluationError'], 'SubjectAccessReviewStatus');
+  });
+
   test('a custom resource has every level of keys sorted, as encoding/json writes a map', async () => {
     const crd = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -448,11 +728,15 @@ spec:
 });
 
 function postRaw(cp: TestCluster, path: string, body: string): Promise<{ code: number; body: string }> {
+  return sendRaw(cp, 'POST', path, body);
+}
+
+function sendRaw(cp: TestCluster, method: string, path: string, body: string): Promise<{ code: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${cp.url}${path}`,
       {
-        method: 'POST',
+        method,
         ca: cp.caPem,
         headers: {
           Authorization: `Bearer ${cp.token}`,
