@@ -4,7 +4,7 @@
 // memory backend and for SQLite with synchronous=NORMAL (survives SIGKILL) and FULL (also a power
 // loss: one fsync per commit). Recovery: a child fills a store with 100,000 objects and is
 // SIGKILLed; the figure is opening that store (WAL recovery + loading every object and the kept
-// history) until the first LIST answers.
+// history) until the first LIST answers. The etcd backend's figures come from storage-etcd.ts.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { MemoryStorage, SqliteStorage } from '../src/kube/index.ts';
 import type { Storage } from '../src/kube/index.ts';
 import { BENCH_DIR, MiB, nowMs, round } from './common.ts';
+import { runEtcdStorageBench, type EtcdFigures } from './storage-etcd.ts';
 
 export const RECOVERY_OBJECTS = 100_000;
 /** Recovery of 100,000 objects within this (a restart of `npm start` should not wait on its store). */
@@ -41,6 +42,8 @@ export interface StorageResults {
     heapGrowthBytes: number;
     met: boolean;
   };
+  /** The etcd backend: its write rate is also in `writes`. */
+  etcd: EtcdFigures;
 }
 
 const OBJECT_BYTES = 1024;
@@ -127,6 +130,14 @@ export async function runStorageBench(log: (s: string) => void): Promise<Storage
       log(`storage: ${b.backend}: ${round(rate)} writes/s`);
     }
 
+    const etcd = await runEtcdStorageBench(root, writeRate, 2_000, RECOVERY_OBJECTS, OBJECT_BYTES, log);
+    writes.push({
+      backend: 'etcd (local, one member, fsync)',
+      writes: etcd.writes,
+      writesPerSec: etcd.writesPerSec,
+      ratioToMemory: round(etcd.writesPerSec / writes[0].writesPerSec, 4),
+    });
+
     const dir = mkdtempSync(join(root, 'recovery-'));
     log(`storage: filling a store with ${RECOVERY_OBJECTS} objects in a child, then SIGKILL`);
     const fillSeconds = await fillAndKill(dir, RECOVERY_OBJECTS);
@@ -156,6 +167,7 @@ export async function runStorageBench(log: (s: string) => void): Promise<Storage
         heapGrowthBytes,
         met: afterKill.seconds <= RECOVERY_TARGET_SECONDS,
       },
+      etcd,
     };
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -2,8 +2,11 @@
 // together and bootstrapped (namespaces, the `kubernetes` Service), plus a kubeconfig for it.
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { MemoryStorage } from './storage/memory.ts';
 import { SqliteStorage } from './storage/sqlite.ts';
+import { EtcdStorage } from './storage/etcd/storage.ts';
+import { LocalEtcd } from './storage/etcd/local.ts';
 import type { Storage } from './storage/storage.ts';
 import { ResourceCatalog } from './registry/catalog.ts';
 import { builtinResourceDefs } from './registry/builtins.ts';
@@ -74,6 +77,8 @@ export interface ControlPlaneOptions extends ClusterOptions {
   maxMutatingRequestsInFlight?: number;
   /** Interval of BOOKMARK events on watches that asked for them. Default 60 s, as kube's watch cache. */
   bookmarkIntervalMs?: number;
+  /** kube-apiserver's --min-request-timeout: a watch without timeoutSeconds ends after 1–2× this. Default 1800 s. */
+  minRequestTimeoutSeconds?: number;
   /** Use this storage instead of a fresh in-memory one. */
   storage?: Storage;
   /**
@@ -81,6 +86,19 @@ export interface ControlPlaneOptions extends ClusterOptions {
    * start on it resumes them. Refused while another process has it open. Ignored with `storage`.
    */
   dataDir?: string;
+  /**
+   * Keep the cluster's objects in etcd (storage/etcd/) instead: the `endpoints` of a running etcd
+   * (kube-apiserver's --etcd-servers), or none to start Debian's etcd with its data in
+   * `<dataDir>/etcd`. Several control planes can share one etcd; give all but one
+   * `controllers: false`. Ignored with `storage`.
+   */
+  etcd?: {
+    endpoints?: string[];
+    /** Key prefix, as kube-apiserver's --etcd-prefix. Default `/registry`. */
+    prefix?: string;
+    /** As kube-apiserver's --etcd-compaction-interval. Default 5 min; 0 never compacts. */
+    compactionIntervalMs?: number;
+  };
   /** Where admission webhooks' `clientConfig.service` is dialled; default: the Service's Endpoints. */
   serviceResolver?: ServiceResolver;
   /** How long a core/v1 Event lives after its last write, as kube-apiserver's --event-ttl. Default 3600. */
@@ -156,6 +174,33 @@ export interface ControlPlane {
   internals: ControlPlaneInternals;
 }
 
+/** The store `dataDir` or `etcd` asks for, and the etcd started for it; none without either. */
+async function openDurableStorage(
+  options: ControlPlaneOptions,
+  history: { historySize?: number; historyBytes?: number },
+): Promise<{ durable?: SqliteStorage | EtcdStorage; localEtcd?: LocalEtcd }> {
+  if (!options.etcd) return options.dataDir ? { durable: new SqliteStorage(options.dataDir, history) } : {};
+  let endpoints = options.etcd.endpoints ?? [];
+  let localEtcd: LocalEtcd | undefined;
+  if (endpoints.length === 0) {
+    if (!options.dataDir) throw new Error('a local etcd keeps its data in the data directory: set dataDir too');
+    localEtcd = await LocalEtcd.start({ dir: path.join(options.dataDir, 'etcd') });
+    endpoints = [localEtcd.endpoint];
+  }
+  try {
+    const durable = new EtcdStorage({
+      ...history,
+      endpoints,
+      prefix: options.etcd.prefix,
+      compactionIntervalMs: options.etcd.compactionIntervalMs,
+    });
+    return { durable, localEtcd };
+  } catch (e) {
+    await localEtcd?.stop();
+    throw e;
+  }
+}
+
 const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
@@ -164,7 +209,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const plugins = enabledAdmissionPlugins(options.admissionPlugins);
   const history = { historySize: options.historySize, historyBytes: options.historyBytes };
   // A store this control plane opened is closed with it; one passed in belongs to the caller.
-  const durable = !options.storage && options.dataDir ? new SqliteStorage(options.dataDir, history) : undefined;
+  const { durable, localEtcd } = options.storage ? {} : await openDurableStorage(options, history);
   const storage = options.storage ?? durable ?? new MemoryStorage(history);
   const catalog = new ResourceCatalog();
   const admissionSettings = {
@@ -202,7 +247,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   ];
   const ruleResolver = new RuleResolver(storage, catalog);
   controllers.push(ruleResolver);
-  for (const c of controllers) c.start();
+  if (options.controllers !== false) for (const c of controllers) c.start();
+  else ruleResolver.start();
   const apiAccess = { port: 0, caPem: '' };
   const cluster = startClusterControllers(
     {
@@ -222,14 +268,17 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
   const ctx = internalContext('kube-apiserver');
   const nsDef = catalog.lookup('', 'v1', 'namespaces')!;
-  for (const name of BOOTSTRAP_NAMESPACES) {
-    if (!store.getStored(nsDef, undefined, name)) await store.create(nsDef, undefined, { metadata: { name } }, ctx);
+  // A server that runs no controllers stands beside one that does, which bootstraps the cluster.
+  if (options.controllers !== false) {
+    for (const name of BOOTSTRAP_NAMESPACES) {
+      if (!store.getStored(nsDef, undefined, name)) await store.create(nsDef, undefined, { metadata: { name } }, ctx);
+    }
+    await ensureBootstrapPolicy(store, catalog);
   }
-  await ensureBootstrapPolicy(store, catalog);
 
   const certs = generateServingCertificates([host]);
   // Every namespace's kube-root-ca.crt carries the CA that signed the serving certificate.
-  if (options.publishRootCaConfigMaps ?? true) {
+  if ((options.publishRootCaConfigMaps ?? true) && options.controllers !== false) {
     const rootCa = new RootCaPublisher(storage, store, catalog, certs.ca.certPem);
     rootCa.start();
     controllers.push(rootCa);
@@ -261,11 +310,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     authorizer,
     tls: certs.serving,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
+    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     inflight: {
       maxRequestsInFlight: options.maxRequestsInFlight,
       maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
     },
     routes,
+    // As kube-apiserver's etcd readiness check: a server whose store lost etcd is taken out of rotation.
+    ready: () => !(durable instanceof EtcdStorage) || durable.healthy(),
   });
   let port: number;
   let url: string;
@@ -278,8 +330,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     port = (api.server.address() as AddressInfo).port;
     apiAccess.port = port;
     url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    await bootstrapKubernetesService(store, catalog, host, port);
-    await cluster.bootstrap();
+    if (options.controllers !== false) {
+      await bootstrapKubernetesService(store, catalog, host, port);
+      await cluster.bootstrap();
+    }
     kubeconfig = buildKubeconfig({ server: url, caPem: certs.ca.certPem, token });
     if (options.kubeconfigPath) writeFileAtomic(options.kubeconfigPath, kubeconfig);
   } catch (e) {
@@ -288,7 +342,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     cluster.stop();
     for (const c of controllers) c.stop();
     await api.close();
-    durable?.close();
+    await durable?.close();
+    await localEtcd?.stop();
     throw e;
   }
 
@@ -309,7 +364,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       for (const c of controllers) c.stop();
       admission.stop();
       await api.close();
-      durable?.close();
+      await durable?.close();
+      await localEtcd?.stop();
     },
     dropWatches: () => api.watches.dropAll(),
     compactHistory: () => storage.compact(),

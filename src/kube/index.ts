@@ -7,6 +7,8 @@ export {
 } from './control-plane.ts';
 export { MemoryStorage } from './storage/memory.ts';
 export { SqliteStorage, StorageLockedError, StorageOpenError, type SqliteStorageOptions } from './storage/sqlite.ts';
+export { EtcdStorage, EtcdStorageError, type EtcdStorageOptions } from './storage/etcd/storage.ts';
+export { LocalEtcd, type LocalEtcdOptions } from './storage/etcd/local.ts';
 export type { FaultAction, FaultHandle, FaultMatch, FaultRule, Faults } from './server/faults/index.ts';
 export type { Storage } from './storage/storage.ts';
 export { endpointsResolver } from './admission/resolver.ts';

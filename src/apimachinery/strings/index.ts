@@ -2,3 +2,4 @@
 export { goQuote, goStringSlice } from './goquote.ts';
 export { goFloat, goNumber, goJson, goValue, type OrderedFields } from './go-format.ts';
 export { compareStrings } from './compare.ts';
+export { goBase64Error } from './go-base64.ts';

@@ -19,6 +19,10 @@ interface StartOptions {
   nodes: number;
   stateDir: string;
   dataDir?: string;
+  etcdServers: string[];
+  etcdPrefix: string;
+  localEtcd?: boolean;
+  controllers: boolean;
   localImage: string[];
   remoteRuntimeClass: string[];
   enableAdmissionPlugins: string[];
@@ -42,6 +46,18 @@ export function registerClusterCommands(program: Command): void {
     .option(
       '--data-dir <dir>',
       "keep the cluster's objects in a durable store in this directory, resumed by the next start (default: in memory)",
+    )
+    .option(
+      '--etcd-servers <urls>',
+      "keep the cluster's objects in this etcd instead, as kube-apiserver (comma-separated client URLs)",
+      commaSeparated,
+      [],
+    )
+    .option('--etcd-prefix <prefix>', 'prefix of every etcd key, as kube-apiserver', '/registry')
+    .option('--local-etcd', "start Debian's etcd with its data in --data-dir and keep the objects there")
+    .option(
+      '--no-controllers',
+      'serve the API only: no built-in controllers, scheduler or nodes (a second API server in front of the same etcd)',
     )
     .option(
       '--local-image <ref>',
@@ -69,6 +85,7 @@ export function registerClusterCommands(program: Command): void {
     )
     .action(async (opts: StartOptions) => {
       const kubeconfigPath = resolve(opts.kubeconfig);
+      const etcd = etcdOptions(opts);
       // Loaded here, not at the top: operators started by the same CLI never pay for the control plane.
       const { startControlPlane } = await import('../../kube/index.ts');
       const cp = await startControlPlane({
@@ -77,6 +94,8 @@ export function registerClusterCommands(program: Command): void {
         kubeconfigPath,
         nodes: opts.nodes,
         ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}),
+        ...(etcd ? { etcd } : {}),
+        controllers: opts.controllers,
         processRuntime: processRuntimeOptions(resolve(opts.stateDir), opts.localImage),
         admissionPlugins: opts.enableAdmissionPlugins,
       });
@@ -97,6 +116,25 @@ export function registerClusterCommands(program: Command): void {
       });
     });
   registerNodeCommands(cluster, DEFAULT_KUBECONFIG);
+}
+
+/** What the etcd flags ask for; they are checked together before anything starts. */
+function etcdOptions(opts: StartOptions): { endpoints: string[]; prefix: string } | undefined {
+  if (opts.localEtcd && opts.etcdServers.length > 0)
+    throw new InvalidArgumentError('--local-etcd starts an etcd of its own: leave out --etcd-servers');
+  if (opts.localEtcd && !opts.dataDir)
+    throw new InvalidArgumentError('--local-etcd keeps its data in --data-dir: set it');
+  if (!opts.controllers && opts.nodes > 0)
+    throw new InvalidArgumentError('--nodes needs the controllers: leave out --no-controllers');
+  for (const url of opts.etcdServers) {
+    if (!/^https?:\/\/[^/\s]+\/?$/.test(url))
+      throw new InvalidArgumentError(
+        `--etcd-servers: ${JSON.stringify(url)} is not an etcd client URL like http://127.0.0.1:2379`,
+      );
+  }
+  if (!opts.etcdPrefix.startsWith('/')) throw new InvalidArgumentError('--etcd-prefix must start with /');
+  if (!opts.localEtcd && opts.etcdServers.length === 0) return undefined;
+  return { endpoints: opts.etcdServers, prefix: opts.etcdPrefix };
 }
 
 function collectFault(value: string, previous: FaultRule[]): FaultRule[] {

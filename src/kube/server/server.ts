@@ -34,6 +34,12 @@ export interface ApiServerOptions {
   tls: { certPem: string; keyPem: string };
   /** How often an idle watch that asked for bookmarks gets one. Default 30 s. */
   bookmarkIntervalMs?: number;
+  /**
+   * kube-apiserver's --min-request-timeout, in seconds: a watch without timeoutSeconds is ended
+   * after a random time between this and twice this, so its client relists. Default 1800, as kube;
+   * 0: such watches never time out.
+   */
+  minRequestTimeoutSeconds?: number;
   /** kube's max-in-flight limits (429 with Retry-After over them). Default 400 reads, 200 writes. */
   inflight?: InFlightLimits;
   /** Extra routes (OpenAPI) tried before resource routing; return true when handled. */
@@ -77,6 +83,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     watches,
     extensions: opts.extensions,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+    minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds ?? 1800,
     faults,
   };
   const sockets = new Set<Socket>();

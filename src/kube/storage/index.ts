@@ -9,3 +9,5 @@ export {
   type SqliteStorageOptions,
   type SqliteSynchronous,
 } from './sqlite.ts';
+export { EtcdStorage, EtcdStorageError, type EtcdStorageOptions } from './etcd/storage.ts';
+export { LocalEtcd, type LocalEtcdOptions } from './etcd/local.ts';

@@ -17,17 +17,18 @@ export interface MemoryStorageOptions {
   /** How many changes are kept for watches and paged lists to resume from. Default 10,000. */
   historySize?: number;
   /**
-   * How many bytes of JSON (each change's object and its previous state) the kept changes may
-   * hold. Default 256 MiB: without it, a client rewriting a large object fills the heap long
-   * before the count bound is reached. Whichever bound is hit first evicts the oldest change.
+   * How many bytes the kept changes may hold: each change's JSON (its object and its previous
+   * state) and what is held on its behalf (`chargeHeld`: the watch lines encoded from it). Default
+   * 256 MiB: without it, a client rewriting a large object fills the memory long before the count
+   * bound is reached. Whichever bound is hit first evicts the oldest change.
    */
   historyBytes?: number;
   /** Persists every change before it is applied (a durable backend, sqlite.ts). */
   journal?: StorageJournal;
 }
 
-/** What a kept change costs: its two JSON texts, one byte per character as V8 stores them. */
-function changeBytes(c: Change): number {
+/** What a change's own JSON costs: its two texts, one byte per character as V8 stores them. */
+function jsonBytes(c: Change): number {
   return c.json.length + (c.prevJson?.length ?? 0);
 }
 
@@ -63,6 +64,8 @@ export class MemoryStorage implements Storage {
   private readonly historyBytes: number;
   private readonly subscriptions = new Set<Subscription>();
   private readonly sortedKeys = new Map<string, string[]>();
+  /** Bytes held on behalf of kept changes besides their JSON (chargeHeld). */
+  private readonly held = new WeakMap<Change, number>();
 
   private readonly journal?: StorageJournal;
 
@@ -243,8 +246,63 @@ export class MemoryStorage implements Storage {
     this.compactedThrough = Math.max(this.compactedThrough, snapshot.compactedThrough);
   }
 
+  /**
+   * Applies a change another store committed (etcd/storage.ts feeds its index this way): the
+   * revision is the committed one, not the next of this store's counter. `stored` is the object
+   * after the change; absent for DELETED.
+   */
+  protected replicate(change: Change, stored: StoredObject | undefined): void {
+    const prefix = resourcePrefixOf(change.key);
+    let bucket = this.buckets.get(prefix);
+    if (stored) {
+      if (!bucket) this.buckets.set(prefix, (bucket = new Map()));
+      if (!bucket.has(change.key)) this.sortedKeys.delete(prefix);
+      bucket.set(change.key, stored);
+    } else if (bucket?.delete(change.key)) this.sortedKeys.delete(prefix);
+    this.advanceTo(change.revision);
+    this.record(change);
+  }
+
+  /** Moves the revision on without a change (a replica saw a write that holds no object). */
+  protected advanceTo(revision: number): void {
+    if (revision > this.revision) this.revision = revision;
+  }
+
+  /** Every stored key, in no order (a replica compares them with a fresh read of its source). */
+  protected keys(): string[] {
+    const out: string[] = [];
+    for (const bucket of this.buckets.values()) for (const key of bucket.keys()) out.push(key);
+    return out;
+  }
+
+  /**
+   * Counts `bytes` held on behalf of `source` (a watch line encoded from it) against the history's
+   * byte bound while `source` is a kept change; anything else (a stored object, an evicted change)
+   * is not history and is ignored.
+   */
+  chargeHeld(source: object, bytes: number): void {
+    const change = source as Change;
+    if (typeof change.revision !== 'number' || change.revision <= this.compactedThrough) return;
+    const i = this.indexAfter(change.revision - 1);
+    for (let j = i; j < this.history.length && this.history[j]!.revision === change.revision; j++) {
+      if (this.history[j] !== change) continue;
+      this.held.set(change, (this.held.get(change) ?? 0) + bytes);
+      this.historyByteCount += bytes;
+      this.evict();
+      return;
+    }
+  }
+
+  private changeBytes(c: Change): number {
+    return jsonBytes(c) + (this.held.get(c) ?? 0);
+  }
+
   private changesAfter(revision: number): Change[] {
-    // Revisions ascend, so the first change after `revision` is found by bisection.
+    return this.history.slice(this.indexAfter(revision)) as Change[];
+  }
+
+  /** Index of the first kept change after `revision`: revisions ascend, so by bisection. */
+  private indexAfter(revision: number): number {
     let lo = this.historyStart;
     let hi = this.history.length;
     while (lo < hi) {
@@ -252,26 +310,13 @@ export class MemoryStorage implements Storage {
       if (this.history[mid]!.revision <= revision) lo = mid + 1;
       else hi = mid;
     }
-    return this.history.slice(lo) as Change[];
+    return lo;
   }
 
   private record(change: Change): void {
     this.history.push(change);
-    this.historyByteCount += changeBytes(change);
-    // Evicting a change forgets its revision: watches and snapshot reads from it answer 410.
-    while (
-      this.historyStart < this.history.length &&
-      (this.history.length - this.historyStart > this.historySize || this.historyByteCount > this.historyBytes)
-    ) {
-      const evicted = this.history[this.historyStart]!;
-      this.history[this.historyStart++] = undefined;
-      this.historyByteCount -= changeBytes(evicted);
-      this.compactedThrough = evicted.revision;
-    }
-    if (this.historyStart > 1024 && this.historyStart * 2 > this.history.length) {
-      this.history = this.history.slice(this.historyStart);
-      this.historyStart = 0;
-    }
+    this.historyByteCount += this.changeBytes(change);
+    this.evict();
     for (const sub of this.subscriptions) {
       if (!change.key.startsWith(sub.prefix)) continue;
       try {
@@ -279,6 +324,22 @@ export class MemoryStorage implements Storage {
       } catch {
         // A failing watcher must not stop the write or the other watchers; it cleans itself up.
       }
+    }
+  }
+  /** Evicting a change forgets its revision: watches and snapshot reads from it answer 410. */
+  private evict(): void {
+    while (
+      this.historyStart < this.history.length &&
+      (this.history.length - this.historyStart > this.historySize || this.historyByteCount > this.historyBytes)
+    ) {
+      const evicted = this.history[this.historyStart]!;
+      this.history[this.historyStart++] = undefined;
+      this.historyByteCount -= this.changeBytes(evicted);
+      this.compactedThrough = evicted.revision;
+    }
+    if (this.historyStart > 1024 && this.historyStart * 2 > this.history.length) {
+      this.history = this.history.slice(this.historyStart);
+      this.historyStart = 0;
     }
   }
 }

@@ -84,4 +84,9 @@ export interface Storage {
   compact(): void;
   /** Number of stored objects under `prefix`. */
   count(prefix: string): number;
+  /**
+   * Counts memory held on behalf of a change this store handed to watchers (its encoded watch
+   * line) against the history's byte bound, for as long as the change is kept. Optional.
+   */
+  chargeHeld?(source: object, bytes: number): void;
 }

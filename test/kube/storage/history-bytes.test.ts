@@ -3,7 +3,7 @@
 // them is answered 410 Expired, as kube's watch cache answers a resourceVersion it no longer has.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryStorage, RevisionCompactedError } from '../../../src/kube/storage/index.ts';
+import { MemoryStorage, RevisionCompactedError, type Change } from '../../../src/kube/storage/index.ts';
 import type { KubeObject } from '../../../src/apimachinery/meta/index.ts';
 import { startTestCluster, type TestCluster } from '../../helpers/control-plane.ts';
 import { call, createNamespace } from '../../helpers/https.ts';
@@ -54,6 +54,31 @@ test('a change larger than the whole bound is forgotten at once, and watching fr
   assert.deepEqual(seen, ['MODIFIED']);
 });
 
+test('memory held for a kept change (its watch lines) counts against the bound; anything else is ignored', () => {
+  const s = new MemoryStorage({ historyBytes: 100_000 });
+  const changes: Change[] = [];
+  const w = s.watch('/core/configmaps/', s.currentRevision(), (c) => changes.push(c));
+  let current = s.create('/core/configmaps/a/big', big('big', 0, 10_000));
+  const before = s.historyUsage().bytes;
+  s.chargeHeld(changes[0], 10_050);
+  assert.equal(s.historyUsage().bytes, before + 10_050);
+  // A stored object is not history: charging it changes nothing.
+  s.chargeHeld(s.get('/core/configmaps/a/big')!, 10_050);
+  assert.equal(s.historyUsage().bytes, before + 10_050);
+  // With every change's line charged (about its object again), about half as many changes fit.
+  for (let i = 1; i <= 50; i++) {
+    current = s.update('/core/configmaps/a/big', big('big', i, 10_000), current.revision);
+    s.chargeHeld(changes.at(-1)!, 10_050);
+    assert.ok(s.historyUsage().bytes <= 100_000, `history holds ${s.historyUsage().bytes} B after ${i} updates`);
+  }
+  w.stop();
+  const kept = s.historyUsage().changes;
+  assert.ok(kept >= 2 && kept <= 3, `${kept} changes kept`);
+  // An evicted change's late charge is ignored too.
+  s.chargeHeld(changes[0], 1_000_000);
+  assert.ok(s.historyUsage().bytes <= 100_000);
+});
+
 const HISTORY_BYTES = 4 * 1024 * 1024;
 describe('through the API server', () => {
   let cp: TestCluster;
@@ -63,6 +88,37 @@ describe('through the API server', () => {
   });
   after(async () => {
     await cp?.stop();
+  });
+
+  test('the lines sent to a live watcher count too: history and lines together stay within historyBytes', async () => {
+    const storage = cp.internals.storage;
+    assert.ok(storage instanceof MemoryStorage);
+    const created = await call(cp, 'POST', '/api/v1/namespaces/hist/configmaps', {
+      metadata: { name: 'watched' },
+      data: { n: '0', big: 'w'.repeat(200_000) },
+    });
+    assert.equal(created.code, 201, created.text);
+    const rv = (created.json.metadata as { resourceVersion: string }).resourceVersion;
+    const watch = await openWatch(cp, `/api/v1/namespaces/hist/configmaps?watch=1&resourceVersion=${rv}`);
+    for (let i = 1; i <= 30; i++) {
+      const r = await call(
+        cp,
+        'PATCH',
+        '/api/v1/namespaces/hist/configmaps/watched',
+        { data: { n: String(i) } },
+        {
+          'Content-Type': 'application/merge-patch+json',
+        },
+      );
+      assert.equal(r.code, 200, r.text);
+      await watch.waitForLines(i);
+      assert.ok(storage.historyUsage().bytes <= HISTORY_BYTES, `history holds ${storage.historyUsage().bytes} B`);
+    }
+    watch.close();
+    // Each kept change holds ~400 KB of JSON and its ~200 KB line: at most 4 MiB / 600 KB of them.
+    const kept = storage.historyUsage();
+    assert.ok(kept.changes <= 7, `${kept.changes} changes kept`);
+    assert.ok(kept.bytes > kept.changes * 550_000, `${kept.bytes} B for ${kept.changes} changes counts their lines`);
   });
 
   test('patching a 200 KB ConfigMap 60 times keeps history within historyBytes; a watch from the start gets 410', async () => {

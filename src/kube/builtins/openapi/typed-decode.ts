@@ -16,7 +16,7 @@
 import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
 import { isObject } from '../../../apimachinery/json/index.ts';
 import { quantityFromJSON, QuantityError } from '../../../apimachinery/quantity/quantity.ts';
-import { compareStrings, goFloat, goNumber, goQuote } from '../../../apimachinery/strings/index.ts';
+import { compareStrings, goBase64Error, goFloat, goNumber, goQuote } from '../../../apimachinery/strings/index.ts';
 import { BUILTIN_MODELS, builtinModel } from './index.ts';
 import { INLINE_STRUCTS, NAMED_STRINGS } from './go-types.ts';
 import { INT_OR_STRING, META, QUANTITY, asSchema, refName, type Schema } from './schema.ts';
@@ -320,8 +320,16 @@ class Walker {
   }
 
   private bytes(v: JsonValue, at: At, goType: string): void {
-    // A JSON string is base64 for []byte; an array of numbers also decodes.
-    if (typeof v === 'string' || Array.isArray(v)) return;
+    // A JSON string is base64 for []byte (Go's decoder saves its error and goes on, as for a type
+    // error; the unstructured converter wraps it); an array of numbers also decodes. Apply's typed
+    // conversion takes any string.
+    if (typeof v === 'string') {
+      const problem = this.flavour === 'apply' ? undefined : goBase64Error(v);
+      if (problem === undefined) return;
+      this.report(this.flavour === 'unstructured' ? `error decoding from json: ${problem}` : problem, false);
+      return;
+    }
+    if (Array.isArray(v)) return;
     if (this.flavour === 'json') this.typeError(at, v, goType, false);
     else if (this.flavour === 'unstructured') this.report(`cannot restore slice from ${unstructuredKind(v)}`, false);
     else this.applyError(at, `expected string, got &value.valueUnstructured{Value:${goSharp(v)}}`);

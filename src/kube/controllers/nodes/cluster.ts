@@ -22,6 +22,12 @@ export interface ClusterOptions {
   nodes?: number;
   /** Run the built-in scheduler. Default true. */
   scheduler?: boolean;
+  /**
+   * Run the built-in controllers, the scheduler and the simulated nodes' kubelets. Default true;
+   * false serves the API only, as a second kube-apiserver in front of the same etcd does (the
+   * first server runs them: two copies would both act on every object).
+   */
+  controllers?: boolean;
   /** Capacity, heartbeat interval and shutdown time of simulated nodes. */
   simulatedNodes?: Partial<SimulatedNodeConfig>;
   /** The node lifecycle controller's monitor period and grace periods (kube's defaults: 5 s, 50 s, 60 s). */
@@ -105,11 +111,15 @@ export function startClusterControllers(
     : undefined;
   const lifecycle = new NodeLifecycleController(deps.storage, deps.store, deps.catalog, options.nodeLifecycle);
   const scheduler =
-    options.scheduler === false ? undefined : new Scheduler(deps.storage, deps.store, deps.catalog, deps.subresources);
+    options.scheduler === false || options.controllers === false
+      ? undefined
+      : new Scheduler(deps.storage, deps.store, deps.catalog, deps.subresources);
   const sim = new SimulatedNodes(deps.storage, deps.store, deps.catalog, options.simulatedNodes, processes);
-  lifecycle.start();
-  scheduler?.start();
-  sim.start();
+  if (options.controllers !== false) {
+    lifecycle.start();
+    scheduler?.start();
+    sim.start();
+  }
   return {
     nodes: {
       add: (name) => sim.add(name),

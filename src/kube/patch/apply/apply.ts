@@ -53,6 +53,11 @@ export interface ApplyOptions {
   schemaInfo: ApplySchemaInfo;
   /** Values of the wrong type, in structured-merge-diff's words (built-in kinds' typed models). */
   typeErrors?: (applied: JsonObject) => string[];
+  /**
+   * Why the merged object does not convert into the kind's Go type (built-in kinds: what passes
+   * structured-merge-diff but not the unstructured converter, e.g. a []byte value that is not base64).
+   */
+  conversionErrors?: (merged: JsonObject) => string[];
   /** Whether the kind has a status subresource (default true); see the file comment. */
   statusSubresource?: boolean;
 }
@@ -96,6 +101,7 @@ export function serverSideApply(live: JsonObject | undefined, applied: JsonObjec
     }
   }
   if ('conflicts' in outcome) throw applyConflictError(outcome.conflicts);
+  checkConversion(outcome.object, applied, opts);
 
   let object = setManagedFields(outcome.object, encodeManagedFields(outcome.managed));
   if (opts.manager === upgradingManager) object = syncLastApplied(object, applied);
@@ -112,15 +118,35 @@ function checkConfiguration(applied: JsonObject, opts: ApplyOptions): void {
   }
   const errs = [...validateApplied(applied, opts.schemaInfo), ...(opts.typeErrors?.(applied) ?? [])];
   if (errs.length > 0) {
-    const ns = typeof meta.namespace === 'string' ? meta.namespace : '';
-    const name = typeof meta.name === 'string' ? meta.name : '';
     // kube returns these untyped, so they surface as a bare 500 carrying structured-merge-diff's text.
     throw new StatusError(
       500,
       'InternalError',
-      `failed to create typed patch object (${ns}/${name}; ${gvkString(applied)}): ${formatValidationErrors(errs)}`,
+      `failed to create typed patch object (${namespacedName(applied)}; ${gvkString(applied)}): ${formatValidationErrors(errs)}`,
     );
   }
+}
+
+/**
+ * The merged object is converted to the endpoint's Go type (managedfields/internal/structuredmerge.go
+ * toVersioned, through runtime/scheme.go unstructuredToTyped); kube returns the error untyped, a 500.
+ */
+function checkConversion(merged: JsonObject, applied: JsonObject, opts: ApplyOptions): void {
+  const [problem] = opts.conversionErrors?.(merged) ?? [];
+  if (problem === undefined) return;
+  const gvk = gvkString(applied);
+  throw new StatusError(
+    500,
+    'InternalError',
+    `failed to convert new object (${namespacedName(applied)}; ${gvk}) to proper version: ` +
+      `unable to convert unstructured object to ${gvk}: ${problem}`,
+  );
+}
+
+/** The configuration's own namespace/name, as objectGVKNN prints it. */
+function namespacedName(applied: JsonObject): string {
+  const meta = isObject(applied.metadata) ? applied.metadata : {};
+  return `${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`;
 }
 
 /** Go's GroupVersionKind.String(): "apps/v1, Kind=Deployment", "/v1, Kind=Pod" for the core group. */

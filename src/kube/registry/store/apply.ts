@@ -42,6 +42,7 @@ export function applyConfiguration(
     apiVersion: apiVersionOf(def),
     kind: def.kind,
     typeErrors: def.strategy.decodeErrors && ((obj) => def.strategy.decodeErrors?.(obj, 'apply') ?? []),
+    conversionErrors: def.strategy.decodeErrors && ((obj) => def.strategy.decodeErrors?.(obj, 'unstructured') ?? []),
     subresource: options.subresource,
     now: formatTime(store.now()),
     schemaInfo: def.strategy.schemaInfo ?? atomicSchemaInfo,

@@ -15,3 +15,20 @@ export function atDeadline(deadline: number, fn: () => void): () => void {
   arm();
   return () => clearTimeout(timer);
 }
+
+/**
+ * How long a watch lasts, as kube-apiserver decides (staging/src/k8s.io/apiserver/pkg/endpoints/
+ * request/timeout.go, GetTimeoutForWatch): the client's timeoutSeconds, negative ones included
+ * (they end the watch at once); without one (or 0), a random time between minRequestTimeout and
+ * twice that, so that watches opened together do not all end (and relist) together. Undefined
+ * when there is no timeout at all (no timeoutSeconds and minRequestTimeout 0).
+ */
+export function watchTimeoutMs(
+  timeoutSeconds: number | undefined,
+  minRequestTimeoutSeconds: number,
+  random: () => number,
+): number | undefined {
+  if (timeoutSeconds !== undefined && timeoutSeconds !== 0) return timeoutSeconds * 1000;
+  if (minRequestTimeoutSeconds > 0) return minRequestTimeoutSeconds * 1000 * (random() + 1);
+  return undefined;
+}

@@ -12,6 +12,8 @@ export interface HandlerDeps {
   watches: WatchRegistry;
   extensions: Extensions;
   bookmarkIntervalMs: number;
+  /** kube-apiserver's --min-request-timeout: a watch without timeoutSeconds lasts 1–2× this (0: forever). */
+  minRequestTimeoutSeconds: number;
   /** Injected faults: a watch they end early asks here (see faults/injector.ts). */
   faults?: Pick<FaultInjector, 'watchEvents'>;
 }

@@ -3,7 +3,9 @@
 // line — `{"type":…,"object":…}\n` in one representation — is encoded once and the same Buffer
 // is written to every stream: N watchers of a 1 MiB object cost one 1 MiB line, not N. kube's
 // watch cache does the same (cachingObject, staging/src/k8s.io/apiserver/pkg/storage/cacher/
-// caching_object.go). A line lives as long as the Change or StoredObject it was encoded from.
+// caching_object.go). A line lives as long as the Change or StoredObject it was encoded from; the
+// watch handler charges a change's lines to the history's byte bound (Storage.chargeHeld), so the
+// kept history and its lines together stay within historyBytes.
 
 const lines = new WeakMap<object, Map<string, Buffer>>();
 

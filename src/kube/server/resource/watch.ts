@@ -7,7 +7,7 @@ import { watchObjectEncoder } from './representation.ts';
 import type { HandlerDeps, ResourceRequest } from './types.ts';
 import { WatchStream } from './watch-stream.ts';
 import { scheduleBookmarks } from './bookmark-timer.ts';
-import { atDeadline } from './deadline.ts';
+import { atDeadline, watchTimeoutMs } from './deadline.ts';
 import { encodeWatchLine, sharedWatchLine } from './watch-lines.ts';
 
 export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
@@ -38,7 +38,12 @@ export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
         if (stream.isClosed) return;
         stream.write(
           source && sharedKey !== undefined
-            ? sharedWatchLine(source, `${type};${sharedKey}`, () => line(type, json))
+            ? sharedWatchLine(source, `${type};${sharedKey}`, () => {
+                // The line lives as long as its change: the history's byte bound counts it.
+                const encoded = line(type, json);
+                deps.store.storage.chargeHeld?.(source, encoded.length);
+                return encoded;
+              })
             : line(type, json),
         );
         faultEvent?.();
@@ -57,7 +62,8 @@ export function serveWatch(deps: HandlerDeps, r: ResourceRequest): void {
   }
   stream.begin();
   stream.onClose(() => active.stop());
-  const deadline = timeoutSeconds !== undefined && timeoutSeconds > 0 ? Date.now() + timeoutSeconds * 1000 : undefined;
+  const timeoutMs = watchTimeoutMs(timeoutSeconds, deps.minRequestTimeoutSeconds, Math.random);
+  const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   stream.onClose(scheduleBookmarks(() => active.bookmark(), deps.bookmarkIntervalMs, deadline));
   if (deadline !== undefined) stream.onClose(atDeadline(deadline, stream.close));
   const unregister = deps.watches.add(res, stream.close);
