@@ -1,29 +1,9 @@
 // The `peerpods` command.
-import { Command } from 'commander';
-import { registerClusterCommands } from './cluster/command.ts';
-import { registerStartCommand } from './start/start.ts';
-import { registerDemoCommand } from './start/demo.ts';
-import { registerManifestCommands } from './manifests/command.ts';
-import { registerPeerPodCommands } from './run/peerpod.ts';
-import { registerPeerPodConfigCommand } from './run/peerpodconfig.ts';
-import { registerWebhookCommand } from './run/webhook.ts';
-import { registerAdaptorCommand } from './run/adaptor.ts';
-import { registerKvmCommand } from './run/kvm.ts';
+import { buildProgram } from './program.ts';
 
-const program = new Command('peerpods')
-  .description('Kubernetes operators for pod VMs, their operator runtime, and an embedded control plane')
-  .showHelpAfterError();
-registerStartCommand(program);
-registerDemoCommand(program);
-registerClusterCommands(program);
-registerManifestCommands(program);
-registerPeerPodCommands(program);
-registerPeerPodConfigCommand(program);
-registerWebhookCommand(program);
-registerAdaptorCommand(program);
-registerKvmCommand(program);
-
-program.parseAsync(process.argv).catch((e: unknown) => {
-  console.error(`peerpods: ${(e as Error).message}`);
-  process.exit(1);
-});
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((e: unknown) => {
+    console.error(`peerpods: ${(e as Error).message}`);
+    process.exit(1);
+  });

@@ -1,6 +1,6 @@
 // Option parsers shared by the CLI commands.
-import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../apimachinery/index.ts';
+import { InvalidArgumentError, Option } from 'commander';
+import { formatDuration, parseDuration } from '../apimachinery/index.ts';
 
 export function parsePort(value: string): number {
   const n = Number(value);
@@ -30,4 +30,38 @@ export function parseBindAddress(value: string): { host: string; port: number } 
     throw new InvalidArgumentError('must be [host]:port, e.g. :8081 or 127.0.0.1:8081, or 0 to disable');
   }
   return { host: value.slice(0, i) || '0.0.0.0', port };
+}
+
+/**
+ * The default /healthz, /readyz and /metrics port of each `peerpods run` command: one port each, so
+ * any two of them run side by side on one host (in a pod each is given `:8081` explicitly).
+ */
+export const HEALTH_PROBE_PORTS = {
+  'peerpod-controller': 8081,
+  'peerpodconfig-controller': 8082,
+  adaptor: 8083,
+  webhook: 8084,
+  'kvm-operator': 8085,
+} as const;
+
+/** `--health-probe-bind-address` with the command's own default port. */
+export function healthProbeOption(command: keyof typeof HEALTH_PROBE_PORTS): Option {
+  const port = HEALTH_PROBE_PORTS[command];
+  return new Option('--health-probe-bind-address <addr>', '/healthz, /readyz and /metrics ([host]:port; 0 disables)')
+    .argParser(parseBindAddress)
+    .default({ host: '127.0.0.1', port }, `127.0.0.1:${port}`);
+}
+
+/** A duration flag whose default is shown as a duration (`10m0s`), not as milliseconds. */
+export function durationOption(
+  flags: string,
+  description: string,
+  defaultMs: number,
+  parse: (value: string) => number = parseDurationFlag,
+): Option {
+  return new Option(flags, description).argParser(parse).default(defaultMs, showDuration(defaultMs));
+}
+
+function showDuration(ms: number): string {
+  return ms % 1000 === 0 ? formatDuration(ms) : `${ms}ms`;
 }

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { runCommand } from './operator.ts';
 import { createLogger } from '../../runtime/index.ts';
 import { adaptor as peerPodAdaptor, providers } from '../../peerpod/index.ts';
-import { parseBindAddress, parsePositiveInt } from '../options.ts';
+import { healthProbeOption, parsePositiveInt } from '../options.ts';
 
 export interface RunAdaptorOptions {
   node?: string;
@@ -25,6 +25,7 @@ export interface RunAdaptorOptions {
 export async function runAdaptor(o: RunAdaptorOptions): Promise<void> {
   const nodeName = o.node || process.env.NODE_NAME;
   if (!nodeName) throw new Error('--node (or $NODE_NAME) is required: the node whose pods this adaptor runs');
+  if (o.provider) parseProvider(o.provider);
   const logger = createLogger('peerpod-adaptor');
   const adaptor = await peerPodAdaptor.startAdaptor({
     nodeName,
@@ -49,6 +50,14 @@ export async function runAdaptor(o: RunAdaptorOptions): Promise<void> {
   await adaptor.done;
 }
 
+/** An adaptor started with a provider it cannot build would idle forever: refuse it at start. */
+function parseProvider(value: string): string {
+  if (providers.isKnownProvider(value)) return value;
+  throw new InvalidArgumentError(
+    `unknown cloud provider ${JSON.stringify(value)}; known providers: ${providers.KNOWN_PROVIDERS.join(', ')}`,
+  );
+}
+
 function parseKeyValue(value: string, previous: Record<string, string>): Record<string, string> {
   const at = value.indexOf('=');
   if (at <= 0) throw new InvalidArgumentError('must be KEY=VALUE, e.g. QEMU_STATE_DIR=/var/lib/peerpods/qemu');
@@ -63,6 +72,7 @@ export function registerAdaptorCommand(program: Command): void {
     .option(
       '--provider <name>',
       `cloud provider (${providers.KNOWN_PROVIDERS.join('|')}; default: CLOUD_PROVIDER from the peer-pods-cm ConfigMap)`,
+      parseProvider,
     )
     .option(
       '--provider-config <KEY=VALUE>',
@@ -79,11 +89,6 @@ export function registerAdaptorCommand(program: Command): void {
       parsePositiveInt,
       peerPodAdaptor.DEFAULT_MAX_CONCURRENT_RECONCILES,
     )
-    .option(
-      '--health-probe-bind-address <addr>',
-      '/healthz, /readyz and /metrics ([host]:port; 0 disables)',
-      parseBindAddress,
-      { host: '127.0.0.1', port: 8082 },
-    )
+    .addOption(healthProbeOption('adaptor'))
     .action(runAdaptor);
 }

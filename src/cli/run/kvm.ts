@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { KVM_DEFAULTS, KVM_LEADER_ELECTION_ID, setupKvmOperator } from '../../kvm/index.ts';
 import { operatorManager, runCommand } from './operator.ts';
-import { parseBindAddress, parseDurationFlag } from '../options.ts';
+import { durationOption, healthProbeOption, parseDurationFlag } from '../options.ts';
 
 export interface RunKvmOperatorOptions {
   kubeconfig?: string;
@@ -85,21 +85,32 @@ export function registerKvmCommand(program: Command): void {
     .option('--dns-servers <list>', 'DNS servers of the VMs', parseList, KVM_DEFAULTS.dnsServers)
     .option('--ntp-servers <list>', 'NTP servers of the VMs', parseList, KVM_DEFAULTS.ntpServers)
     .option('--terminate-unhealthy-nodes', 'replace unhealthy nodes of every cluster, not only annotated ones')
-    .option(
-      '--unhealthy-node-after <duration>',
-      'NotReady time before a node is replaced',
-      positiveDuration,
-      KVM_DEFAULTS.unhealthyNodeAfterMs,
+    .addOption(
+      durationOption(
+        '--unhealthy-node-after <duration>',
+        'NotReady time before a node is replaced',
+        KVM_DEFAULTS.unhealthyNodeAfterMs,
+        positiveDuration,
+      ),
     )
-    .option('--drain-timeout <duration>', 'time a drain may take', positiveDuration, KVM_DEFAULTS.drainTimeoutMs)
-    .option('--resync <duration>', 'resync period of the controllers', positiveDuration, KVM_DEFAULTS.resyncMs)
+    .addOption(
+      durationOption(
+        '--drain-timeout <duration>',
+        'time a drain may take',
+        KVM_DEFAULTS.drainTimeoutMs,
+        positiveDuration,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--resync <duration>',
+        'resync period of the controllers',
+        KVM_DEFAULTS.resyncMs,
+        positiveDuration,
+      ),
+    )
     .option('--no-node-drainer', 'do not execute DrainerConfigs (another node-operator does)')
     .option('--leader-elect', `elect a leader through the Lease ${KVM_LEADER_ELECTION_ID}`)
-    .option(
-      '--health-probe-bind-address <addr>',
-      '/healthz, /readyz and /metrics ([host]:port; 0 disables)',
-      parseBindAddress,
-      { host: '127.0.0.1', port: 8081 },
-    )
+    .addOption(healthProbeOption('kvm-operator'))
     .action(runKvmOperator);
 }

@@ -8,7 +8,7 @@ import {
   setupPeerPodController,
 } from '../../peerpod/index.ts';
 import { operatorManager, runCommand } from './operator.ts';
-import { parseBindAddress, parseDurationFlag, parsePositiveInt } from '../options.ts';
+import { durationOption, healthProbeOption, parsePositiveInt } from '../options.ts';
 
 export interface RunPeerPodOptions {
   kubeconfig?: string;
@@ -54,8 +54,8 @@ export function registerPeerPodCommands(program: Command): void {
     .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--namespace <ns>', 'where peer-pods-cm and peer-pods-secret live (default: $PEERPODS_NAMESPACE)')
     .option('--dry-run', 'the orphan sweep only reports (event, log, metric); it deletes nothing')
-    .option('--orphan-grace <duration>', 'age before an unnamed VM counts as an orphan', parseDurationFlag, 600_000)
-    .option('--sweep-interval <duration>', 'orphan sweep interval (0 disables the sweep)', parseDurationFlag, 60_000)
+    .addOption(durationOption('--orphan-grace <duration>', 'age before an unnamed VM counts as an orphan', 600_000))
+    .addOption(durationOption('--sweep-interval <duration>', 'orphan sweep interval (0 disables the sweep)', 60_000))
     .option(
       '--max-concurrent-deletes <n>',
       'deletes in flight per provider',
@@ -64,11 +64,6 @@ export function registerPeerPodCommands(program: Command): void {
     )
     .option('--max-concurrent-reconciles <n>', 'workers', parsePositiveInt, DEFAULT_MAX_CONCURRENT_RECONCILES)
     .option('--leader-elect', `elect a leader through the Lease ${LEADER_ELECTION_ID}`)
-    .option(
-      '--health-probe-bind-address <addr>',
-      '/healthz, /readyz and /metrics ([host]:port; 0 disables)',
-      parseBindAddress,
-      { host: '127.0.0.1', port: 8081 },
-    )
+    .addOption(healthProbeOption('peerpod-controller'))
     .action(runPeerPodController);
 }

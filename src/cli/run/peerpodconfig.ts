@@ -1,6 +1,7 @@
 // `peerpods run peerpodconfig-controller`: the PeerPodConfig controller (node VM capacity, the
 // adaptor DaemonSet, the webhook Deployment/Service/certificate/MutatingWebhookConfiguration)
 // against the current kubeconfig context, or in-cluster, for the PeerPodConfigs of its namespace.
+import { Option } from 'commander';
 import type { Command } from 'commander';
 import {
   DEFAULT_ADAPTOR_IMAGE,
@@ -9,7 +10,7 @@ import {
   webhook,
 } from '../../peerpod/index.ts';
 import { operatorManager, runCommand } from './operator.ts';
-import { parseBindAddress, parsePositiveInt } from '../options.ts';
+import { healthProbeOption, parsePositiveInt } from '../options.ts';
 
 /** Its own Lease: it may run beside the PeerPod controller, which holds upstream's ID. */
 export const PEERPODCONFIG_LEADER_ELECTION_ID = 'peerpodconfig.confidentialcontainers.org';
@@ -63,21 +64,17 @@ export function registerPeerPodConfigCommand(program: Command): void {
       'the only namespace whose PeerPodConfigs it honours, and of its Lease (default: $PEERPODS_NAMESPACE)',
     )
     .option('--extended-resource <name>', 'node resource one pod VM takes', webhook.DEFAULT_EXTENDED_RESOURCE)
-    .option(
-      '--adaptor-image <ref>',
-      'adaptor image (default: $RELATED_IMAGE_CAA, else upstream)',
-      process.env.RELATED_IMAGE_CAA || DEFAULT_ADAPTOR_IMAGE,
+    .addOption(
+      new Option('--adaptor-image <ref>', 'adaptor image').default(
+        process.env.RELATED_IMAGE_CAA || DEFAULT_ADAPTOR_IMAGE,
+        `$RELATED_IMAGE_CAA, else ${DEFAULT_ADAPTOR_IMAGE}`,
+      ),
     )
     .option('--no-deploy-adaptor', 'do not deploy the adaptor DaemonSet')
     .option('--no-webhook', 'do not deploy the webhook (someone else does, e.g. a Helm chart)')
     .option('--webhook-image <ref>', 'image running `peerpods run webhook`', DEFAULT_WEBHOOK_IMAGE)
     .option('--max-concurrent-reconciles <n>', 'workers', parsePositiveInt, 1)
     .option('--leader-elect', `elect a leader through the Lease ${PEERPODCONFIG_LEADER_ELECTION_ID}`)
-    .option(
-      '--health-probe-bind-address <addr>',
-      '/healthz, /readyz and /metrics ([host]:port; 0 disables)',
-      parseBindAddress,
-      { host: '127.0.0.1', port: 8082 },
-    )
+    .addOption(healthProbeOption('peerpodconfig-controller'))
     .action(runPeerPodConfigController);
 }

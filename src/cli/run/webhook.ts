@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { QuantityError, parseQuantity } from '../../apimachinery/index.ts';
 import { HealthChecks, ProbeServer, createLogger } from '../../runtime/index.ts';
 import { webhook } from '../../peerpod/index.ts';
-import { parseBindAddress } from '../options.ts';
+import { healthProbeOption } from '../options.ts';
 import { onShutdown } from '../signals.ts';
 
 export interface RunWebhookOptions {
@@ -141,11 +141,6 @@ export function registerWebhookCommand(program: Command): void {
         .argParser(parseMaxMemory)
         .default(webhook.DEFAULT_MAX_MEMORY_MIB, '32Ti'),
     )
-    .option(
-      '--health-probe-bind-address <addr>',
-      '/healthz, /readyz and /metrics ([host]:port; 0 disables)',
-      parseBindAddress,
-      { host: '127.0.0.1', port: 8081 },
-    )
+    .addOption(healthProbeOption('webhook'))
     .action(runWebhook);
 }

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { chooseProvider, runDemo } from '../../peerpod/index.ts';
 import type { StackProviderName, StepResult } from '../../peerpod/index.ts';
-import { parseDurationFlag } from '../options.ts';
+import { durationOption } from '../options.ts';
 import { fileLogger, parseProvider } from './start.ts';
 
 export interface DemoOptions {
@@ -72,8 +72,8 @@ export function registerDemoCommand(program: Command): void {
     .command('demo')
     .description('run the whole peer-pod story unattended (create, limit, delete, failure path, orphan sweep)')
     .option('--provider <name>', 'qemu or simulated (default: qemu when qemu-system-x86_64 runs)', parseProvider)
-    .option('--orphan-grace <duration>', 'orphan sweep grace period', parseDurationFlag, 5000)
-    .option('--step-timeout <duration>', 'deadline of each step', parseDurationFlag, 30_000)
+    .addOption(durationOption('--orphan-grace <duration>', 'orphan sweep grace period', 5000))
+    .addOption(durationOption('--step-timeout <duration>', 'deadline of each step', 30_000))
     .option('--keep', 'keep the temporary directory (state, logs)')
     .action(async (o: DemoOptions) => {
       const results = await demo(o, (line) => console.log(line));

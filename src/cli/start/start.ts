@@ -13,7 +13,7 @@ import { chooseProvider, formatSummary, qemuProcessesUnder, summarize } from '..
 import type { DrainReport, ProviderChoice, StackProviderName } from '../../peerpod/index.ts';
 import { DEFAULT_KUBECONFIG } from '../cluster/command.ts';
 import type { LocalStack } from './local-stack.ts';
-import { parseDurationFlag, parsePort } from '../options.ts';
+import { durationOption, parsePort } from '../options.ts';
 import { onShutdown } from '../signals.ts';
 import { bannerLines, peerPodYaml } from './banner.ts';
 import { lockStateDir } from './state-lock.ts';
@@ -156,8 +156,8 @@ export function registerStartCommand(program: Command): void {
     .option('--kubeconfig <file>', 'where to write the kubeconfig (state goes next to it)', DEFAULT_KUBECONFIG)
     .option('--provider <name>', 'qemu or simulated (default: qemu when qemu-system-x86_64 runs)', parseProvider)
     .option('--nodes <n>', 'simulated worker nodes', parseNodeCount, 2)
-    .option('--summary-interval <duration>', 'how often the live summary is checked', parseDurationFlag, 3000)
-    .option('--orphan-grace <duration>', 'age before a VM no PeerPod names is deleted', parseDurationFlag, 60_000)
+    .addOption(durationOption('--summary-interval <duration>', 'how often the live summary is checked', 3000))
+    .addOption(durationOption('--orphan-grace <duration>', 'age before a VM no PeerPod names is deleted', 60_000))
     .action(async (o: StartOptions) => {
       const print = (line: string): void => console.log(line);
       // Handled from the start: a signal during start-up (or right after `peerpods ready`) must still

@@ -14,6 +14,7 @@ import { validateScaleSpec, validateScaleStatus } from './scale.ts';
 import type { ScaleSpec } from './scale.ts';
 import { structuralSchemaInfo } from './schema/schema-info.ts';
 import { validateValue } from './schema/validator.ts';
+import { validateRules } from './cel/rules.ts';
 import { toStructural } from './schema/structural.ts';
 import type { Structural } from './schema/structural.ts';
 
@@ -138,6 +139,9 @@ function build(v: JsonObject): CompiledSchema {
       if (scale) errs.push(...validateScaleSpec(obj, scale), ...validateScaleStatus(obj, scale));
       errs.push(...validateEmbeddedResources(null, obj, structural));
       errs.push(...validateListSetsAndMaps(null, structural, obj));
+      // kube skips the rules when a value has the wrong type (their `self` would not be typed).
+      if (!errs.some((e) => e.reason === 'FieldValueTypeInvalid'))
+        errs.push(...validateRules(structural, null, obj, old));
       return errs;
     },
     validateStatus: (obj, old) => {
@@ -147,6 +151,9 @@ function build(v: JsonObject): CompiledSchema {
       if (scale) errs.push(...validateScaleStatus(obj, scale));
       errs.push(...validateEmbeddedResources(null, obj, structural));
       errs.push(...validateListSetsAndMaps(null, structural, obj));
+      if (!errs.some((e) => e.reason === 'FieldValueTypeInvalid')) {
+        errs.push(...validateRules(structural?.properties?.get('status'), 'status', obj.status, old?.status));
+      }
       return errs;
     },
     schemaInfo: structuralSchemaInfo(structural),

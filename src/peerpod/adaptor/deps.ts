@@ -3,8 +3,11 @@
 import { Namespaces } from '../../runtime/index.ts';
 import type { KubeClient, KubeObject, Logger, Recorder, SharedInformer } from '../../runtime/index.ts';
 import type { PeerPod } from '../api/index.ts';
+import { CLUSTER_UID_TAG } from '../providers/index.ts';
+import type { LateCreates } from './late-creates.ts';
 import type { AdaptorMetrics } from './metrics.ts';
 import type { ResolvedAdaptorOptions } from './options.ts';
+import { POD_UID_TAG } from './options.ts';
 import type { ProviderSource } from './provider-source.ts';
 
 export interface AdaptorDeps {
@@ -19,7 +22,14 @@ export interface AdaptorDeps {
   metrics: AdaptorMetrics;
   opts: ResolvedAdaptorOptions;
   clusterUid(signal?: AbortSignal): Promise<string>;
+  /** Creates that timed out but are still running (create-guard.ts). */
+  lateCreates: LateCreates;
   log: Logger;
+}
+
+/** The tags on every VM of the pod: what it is created with, and how it is found when its ID is not recorded. */
+export async function podVmTags(d: AdaptorDeps, podUid: string, signal?: AbortSignal): Promise<Record<string, string>> {
+  return { [CLUSTER_UID_TAG]: await d.clusterUid(signal), [POD_UID_TAG]: podUid };
 }
 
 /** The cluster's identity for VM tags: the kube-system namespace UID (upstream PR #2981), read once. */

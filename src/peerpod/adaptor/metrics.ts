@@ -6,6 +6,14 @@ import type { Registry } from 'prom-client';
 
 export type VmOperation = 'create' | 'delete';
 
+/** How the pod got its VM. Only `cold` (made for the pod) exists today; a warm pool would add `pool`. */
+export type StartKind = 'cold';
+
+/** Pod start phases: VMs take seconds (simulated, qemu) to minutes (clouds); the API's timestamps are whole seconds. */
+export const START_BUCKETS = [0.5, 1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 300, 600, 900];
+/** Pod deletion requested → VM deleted: seconds, up to the minutes some clouds take (CAA#1737: ~4 min). */
+export const DELETE_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 240, 600];
+
 export interface RunningVmSource {
   node: string;
   provider(): string;
@@ -15,6 +23,10 @@ export interface RunningVmSource {
 export interface AdaptorMetrics {
   createSeconds: Histogram<'provider'>;
   operations: Counter<'node' | 'provider' | 'op' | 'result'>;
+  podCreatedToVmCreated: Histogram<'provider' | 'start'>;
+  vmCreatedToPodRunning: Histogram<'provider' | 'start'>;
+  podCreatedToRunning: Histogram<'provider' | 'start'>;
+  podDeletionToVmDeleted: Histogram<'provider'>;
   /** Adds a node's running-VM count to the gauge; returns the removal. */
   addRunningSource(source: RunningVmSource): () => void;
 }
@@ -38,6 +50,34 @@ export function adaptorMetrics(registry: Registry): AdaptorMetrics {
       name: 'peerpods_adaptor_vm_operations_total',
       help: 'Pod VM creates and deletes by node, provider and result (ok or failed).',
       labelNames: ['node', 'provider', 'op', 'result'] as const,
+      registers,
+    }),
+    podCreatedToVmCreated: new Histogram({
+      name: 'peerpods_adaptor_pod_created_to_vm_created_seconds',
+      help: "From the pod's creationTimestamp to its VM's creation time as the provider records it, by provider and start (cold).",
+      labelNames: ['provider', 'start'] as const,
+      buckets: START_BUCKETS,
+      registers,
+    }),
+    vmCreatedToPodRunning: new Histogram({
+      name: 'peerpods_adaptor_vm_created_to_pod_running_seconds',
+      help: "From the VM's creation time to the pod's Ready transition the adaptor wrote, by provider and start (cold).",
+      labelNames: ['provider', 'start'] as const,
+      buckets: START_BUCKETS,
+      registers,
+    }),
+    podCreatedToRunning: new Histogram({
+      name: 'peerpods_adaptor_pod_created_to_running_seconds',
+      help: "From the pod's creationTimestamp to its Ready transition the adaptor wrote, by provider and start (cold).",
+      labelNames: ['provider', 'start'] as const,
+      buckets: START_BUCKETS,
+      registers,
+    }),
+    podDeletionToVmDeleted: new Histogram({
+      name: 'peerpods_adaptor_pod_deletion_to_vm_deleted_seconds',
+      help: "From the pod's deletion request to its VM deleted and its PeerPod released, by provider.",
+      labelNames: ['provider'] as const,
+      buckets: DELETE_BUCKETS,
       registers,
     }),
     addRunningSource(source) {

@@ -1,5 +1,6 @@
 // Every tunable of the node-side adaptor and its default, in one place.
 import type { CloudProvider, Instance, ProviderOptions } from '../providers/index.ts';
+import { PeerPodAnnotations } from '../api/index.ts';
 import type { KubeObject, RateLimiter } from '../../runtime/index.ts';
 
 export const DEFAULT_RUNTIME_CLASS = 'kata-remote';
@@ -10,8 +11,30 @@ export const DEFAULT_MAX_CONCURRENT_RECONCILES = 16;
 /** Retry of a pod whose provider is unknown or misconfigured; a settings change retries at once. */
 export const DEFAULT_PROVIDER_ERROR_REQUEUE_MS = 60_000;
 
-/** The node this adaptor serves, recorded on the PeerPods it writes (an annotation: node names can exceed label limits). */
-export const NODE_ANNOTATION = 'peerpods.io/node';
+/**
+ * The create-retry guard (CAA#1737): how often and how fast a failed VM create is tried again.
+ * Before every retry the failed attempt's VM is deleted, so a pod never has two.
+ */
+export interface CreateRetryOptions {
+  /** Failed creates after which the pod is marked (condition `peerpods.io/VMCreateFailed`) and no more are tried. Default 5. */
+  maxAttempts?: number;
+  /** Wait after the first failure; doubled after each further one. Default 2 s. */
+  initialBackoffMs?: number;
+  /** Cap of the wait between attempts. Default 5 min. */
+  maxBackoffMs?: number;
+  /** A create that has not returned by then counts as failed (its VM, if one comes, is deleted). Default 10 min. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_CREATE_RETRY: Required<CreateRetryOptions> = {
+  maxAttempts: 5,
+  initialBackoffMs: 2_000,
+  maxBackoffMs: 300_000,
+  timeoutMs: 600_000,
+};
+
+/** The node this adaptor serves, recorded on the PeerPods it writes. */
+export const NODE_ANNOTATION = PeerPodAnnotations.node;
 /** Tag on every VM: the pod's UID (our sandbox ID), so a VM whose ID was never recorded is still found. */
 export const POD_UID_TAG = 'peerpods-pod-uid';
 
@@ -42,6 +65,8 @@ export interface AdaptorOptions {
   /** Retry delays after errors. Default: the runtime's per-key exponential backoff. */
   rateLimiter?: RateLimiter;
   providerErrorRequeueMs?: number;
+  /** Failed VM creates: attempts, backoff, timeout (see CreateRetryOptions). */
+  createRetry?: CreateRetryOptions;
   hooks?: AdaptorHooks;
 }
 
@@ -58,6 +83,7 @@ export interface ResolvedAdaptorOptions {
   maxConcurrentReconciles: number;
   rateLimiter: RateLimiter | undefined;
   providerErrorRequeueMs: number;
+  createRetry: Required<CreateRetryOptions>;
   hooks: AdaptorHooks;
 }
 
@@ -76,6 +102,23 @@ export function resolveAdaptorOptions(o: AdaptorOptions, clientNamespace = ''): 
     maxConcurrentReconciles: o.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_RECONCILES,
     rateLimiter: o.rateLimiter,
     providerErrorRequeueMs: o.providerErrorRequeueMs ?? DEFAULT_PROVIDER_ERROR_REQUEUE_MS,
+    createRetry: resolveCreateRetry(o.createRetry),
     hooks: o.hooks ?? {},
   };
+}
+
+function resolveCreateRetry(o: CreateRetryOptions = {}): Required<CreateRetryOptions> {
+  const d = DEFAULT_CREATE_RETRY;
+  const r: Required<CreateRetryOptions> = {
+    maxAttempts: o.maxAttempts ?? d.maxAttempts,
+    initialBackoffMs: o.initialBackoffMs ?? d.initialBackoffMs,
+    maxBackoffMs: o.maxBackoffMs ?? d.maxBackoffMs,
+    timeoutMs: o.timeoutMs ?? d.timeoutMs,
+  };
+  for (const [k, v] of Object.entries(r)) {
+    if (!Number.isFinite(v) || v <= 0)
+      throw new TypeError(`adaptor: createRetry.${k} must be a positive number, got ${v}`);
+  }
+  if (!Number.isInteger(r.maxAttempts)) throw new TypeError('adaptor: createRetry.maxAttempts must be an integer');
+  return r;
 }

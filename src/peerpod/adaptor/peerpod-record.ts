@@ -9,6 +9,7 @@ import type { KubeObject, SharedInformer } from '../../runtime/index.ts';
 import { API_VERSION, PEERPOD_FINALIZER } from '../api/index.ts';
 import type { PeerPod } from '../api/index.ts';
 import { NODE_ANNOTATION } from './options.ts';
+import { creationAnnotations } from './peerpod-annotations.ts';
 
 const MAX_NAME = 253;
 const SUFFIX = '-resource-';
@@ -21,7 +22,7 @@ export function peerPodNameFor(pod: KubeObject): string {
   return `${podName}${SUFFIX}${rand}`;
 }
 
-/** What upstream's OwnPeerPod writes, plus the node annotation; the instance ID comes after the VM. */
+/** What upstream's OwnPeerPod writes, plus our annotations (node, VM size); the instance ID comes after the VM. */
 export function newPeerPod(pod: KubeObject, cloudProvider: string, nodeName: string): PeerPod {
   return {
     apiVersion: API_VERSION,
@@ -29,7 +30,7 @@ export function newPeerPod(pod: KubeObject, cloudProvider: string, nodeName: str
     metadata: {
       name: peerPodNameFor(pod),
       namespace: pod.metadata.namespace,
-      annotations: { [NODE_ANNOTATION]: nodeName },
+      annotations: creationAnnotations(nodeName, pod),
       finalizers: [PEERPOD_FINALIZER],
       ownerReferences: [
         {

@@ -19,6 +19,31 @@ type Pod = KubeObject & { spec?: { containers?: Array<{ name: string; image?: st
 
 const READY_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
 
+/**
+ * True on a pod whose VM the adaptor stopped trying to create (the create-retry guard); the message
+ * names the provider's last error. Domain-qualified, as conditions outside Kubernetes' own are.
+ */
+export const VM_CREATE_FAILED_CONDITION = 'peerpods.io/VMCreateFailed';
+
+export function hasTrueCondition(pod: KubeObject, type: string): boolean {
+  return (pod as Pod).status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+}
+
+/** Sets one condition; a strategic merge patch keyed by type leaves the others as they are. */
+export async function writePodCondition(
+  client: KubeClient,
+  pod: KubeObject,
+  condition: { type: string; status: string; reason: string; message: string },
+  signal: AbortSignal,
+): Promise<KubeObject> {
+  const now = formatTime(new Date());
+  const patch = { status: { conditions: [{ ...condition, lastProbeTime: null, lastTransitionTime: now }] } };
+  return client.patch(Pods, pod.metadata.name as string, pod.metadata.namespace, patch, 'strategic', {
+    subresource: 'status',
+    signal,
+  });
+}
+
 /** Whether the pod already shows this VM as running (nothing to write). */
 export function reportsRunning(pod: KubeObject, podIp?: string): boolean {
   const st = (pod as Pod).status;
@@ -30,7 +55,10 @@ export function runningStatus(pod: KubeObject, podIp: string, hostIp: string, in
   const p = pod as Pod;
   const now = formatTime(new Date());
   const old = p.status ?? {};
-  const keep = (old.conditions ?? []).filter((c) => !READY_CONDITIONS.includes(c.type));
+  // A pod that runs after all no longer carries the guard's verdict.
+  const keep = (old.conditions ?? []).filter(
+    (c) => !READY_CONDITIONS.includes(c.type) && c.type !== VM_CREATE_FAILED_CONDITION,
+  );
   const containerId = (name: string): string =>
     `remote://${createHash('sha256').update(`${instanceId}/${p.metadata.uid}/${name}`).digest('hex')}`;
   return {

@@ -64,7 +64,7 @@ async function reconcilePod(d: AdaptorDeps, req: Request, ctx: ReconcileContext)
     d.events.warning(pod, 'InvalidVMSize', err.message);
     throw new TerminalError(err.message, { cause: err });
   }
-  await startPod(d, pod, current, size, ctx);
+  return startPod(d, pod, current, size, ctx);
 }
 
 /**

@@ -9,6 +9,7 @@ import { InformerCredentials, nameScope } from '../providers/index.ts';
 import type { DataObject } from '../providers/index.ts';
 import type { AdaptorDeps } from './deps.ts';
 import { clusterUidReader } from './deps.ts';
+import { LateCreates } from './late-creates.ts';
 import { adaptorMetrics } from './metrics.ts';
 import type { AdaptorOptions, ResolvedAdaptorOptions } from './options.ts';
 import { resolveAdaptorOptions } from './options.ts';
@@ -75,6 +76,7 @@ export function setupAdaptor(manager: Manager, options: AdaptorOptions): Adaptor
     metrics,
     opts,
     clusterUid: clusterUidReader(manager.client),
+    lateCreates: new LateCreates(log),
     log,
   };
 

@@ -2,20 +2,22 @@
 // provider on every reconcile:
 //   1. the PeerPod exists (written before the VM, so a VM never exists that no record can lead to);
 //   2. the VM exists: createInstance adopts a VM of the same name (`podvm-<pod>-<uid[:8]>`), so a
-//      retry after a crash at any point finds the VM it made instead of making a second one;
+//      retry after a crash at any point finds the VM it made instead of making a second one; a
+//      create that fails goes through the create-retry guard (create-guard.ts);
 //   3. the PeerPod names the VM (spec.instanceID, spec.cloudProvider);
 //   4. the pod reports Running and Ready with the VM's IP.
 // The sandbox ID upstream takes from the kata shim does not exist here: the pod UID stands in for it
 // (unique per pod, stable across restarts, and a new pod of the same name gets a new VM name).
 import { TerminalError, isAlreadyExists, waitForCache } from '../../runtime/index.ts';
-import type { KubeObject, ReconcileContext } from '../../runtime/index.ts';
-import { CLUSTER_UID_TAG, PartialCreateError } from '../providers/index.ts';
-import type { CloudProvider, Instance } from '../providers/index.ts';
-import { PeerPods } from '../api/index.ts';
+import type { KubeObject, ReconcileContext, ReconcileResult } from '../../runtime/index.ts';
+import type { Instance } from '../providers/index.ts';
+import { PeerPods, clearCreateAttempts } from '../api/index.ts';
 import type { PeerPod } from '../api/index.ts';
 import type { AdaptorDeps } from './deps.ts';
 import { hostIpOf, podRef } from './deps.ts';
-import { NODE_ANNOTATION, POD_UID_TAG } from './options.ts';
+import { createGuarded } from './create-guard.ts';
+import { observePodRunning } from './lifecycle.ts';
+import { missingAnnotations, recordAnnotations } from './peerpod-annotations.ts';
 import { newPeerPod, ownerUidOf } from './peerpod-record.ts';
 import { reportsRunning, runningStatus, writeRunningStatus } from './pod-status.ts';
 import type { VmSize } from './vm-size.ts';
@@ -26,7 +28,7 @@ export async function startPod(
   current: PeerPod | undefined,
   size: VmSize,
   ctx: ReconcileContext,
-): Promise<void> {
+): Promise<ReconcileResult | void> {
   if (current?.spec?.instanceID && reportsRunning(pod)) return;
   const other = current?.spec?.cloudProvider;
   if (current?.spec?.instanceID && other && other !== d.providers.name()) {
@@ -36,10 +38,12 @@ export async function startPod(
     throw new TerminalError(message);
   }
   // The provider is resolved first, so no PeerPod is written while none is configured.
-  const { recorded, vm, provider } = await d.providers.use(async (cloud, name) => {
+  const { recorded, created, provider } = await d.providers.use(async (cloud, name) => {
     const pp = current ?? (await ensurePeerPod(d, pod, name, ctx));
-    return { recorded: pp, vm: await createVm(d, cloud, name, pod, size, ctx), provider: name };
+    return { recorded: pp, created: await createGuarded(d, cloud, name, pod, pp, size, ctx), provider: name };
   });
+  if (!created.vm) return created.result;
+  const { vm } = created;
   await d.opts.hooks.afterCreateInstance?.(pod, vm, ctx.signal);
   await recordInstance(d, pod, recorded, vm, provider, ctx);
   const ip = vm.ips[0];
@@ -47,6 +51,7 @@ export async function startPod(
   if (!ip) throw new Error(`VM ${vm.name} (${vm.id}) has no IP address yet`);
   if (reportsRunning(pod, ip)) return;
   const written = await writeRunningStatus(d.client, pod, runningStatus(pod, ip, hostIpOf(d), vm.id), ctx.signal);
+  observePodRunning(d, pod, written, vm, provider);
   // Our own status write comes back as an event; the next reconcile must see it to do nothing.
   await waitForCache(d.pods, written);
   ctx.log.info({ pod: podRef(pod), instanceID: vm.id, ip }, 'pod running in its VM');
@@ -78,45 +83,6 @@ async function ensurePeerPod(
   return pp;
 }
 
-async function createVm(
-  d: AdaptorDeps,
-  cloud: CloudProvider,
-  provider: string,
-  pod: KubeObject,
-  size: VmSize,
-  ctx: ReconcileContext,
-): Promise<Instance> {
-  const uid = pod.metadata.uid as string;
-  const started = Date.now();
-  const count = (result: 'ok' | 'failed'): void =>
-    d.metrics.operations.inc({ node: d.opts.nodeName, provider, op: 'create', result });
-  try {
-    const vm = await cloud.createInstance({
-      podName: pod.metadata.name as string,
-      podNamespace: pod.metadata.namespace as string,
-      sandboxId: uid,
-      vcpus: size.vcpus,
-      memoryMiB: size.memoryMiB,
-      ...(size.instanceType ? { instanceType: size.instanceType } : {}),
-      ...(size.image ? { image: size.image } : {}),
-      tags: { [CLUSTER_UID_TAG]: await d.clusterUid(ctx.signal), [POD_UID_TAG]: uid },
-    });
-    d.metrics.createSeconds.observe({ provider }, (Date.now() - started) / 1000);
-    count('ok');
-    return vm;
-  } catch (err) {
-    count('failed');
-    d.events.warning(pod, 'VMCreateFailed', `creating the ${provider} VM: ${(err as Error).message}`);
-    if (err instanceof PartialCreateError) {
-      // Upstream's StartVM cleanup: a half-made VM is deleted, the retry starts from scratch.
-      await cloud.deleteInstance(err.instance.id).catch((e: unknown) => {
-        ctx.log.warn({ err: e, instanceID: err.instance.id }, 'deleting a half-created VM failed');
-      });
-    }
-    throw err;
-  }
-}
-
 async function recordInstance(
   d: AdaptorDeps,
   pod: KubeObject,
@@ -126,11 +92,14 @@ async function recordInstance(
   ctx: ReconcileContext,
 ): Promise<PeerPod> {
   const previous = pp.spec?.instanceID ?? '';
-  const annotated = pp.metadata.annotations?.[NODE_ANNOTATION] === d.opts.nodeName;
-  if (previous === vm.id && pp.spec?.cloudProvider === provider && annotated) return pp;
+  const missing = missingAnnotations(pp, recordAnnotations(d.opts.nodeName, pod, vm));
+  // A VM that worked ends the create-retry guard's count (null removes the annotations).
+  const cleared = clearCreateAttempts(pp);
+  const annotations = missing || Object.keys(cleared).length > 0 ? { ...missing, ...cleared } : undefined;
+  if (previous === vm.id && pp.spec?.cloudProvider === provider && !annotations) return pp;
   const patch = {
-    // Adopting an upstream-written PeerPod: the annotation lets this node's watch see it.
-    ...(annotated ? {} : { metadata: { annotations: { [NODE_ANNOTATION]: d.opts.nodeName } } }),
+    // Adopting an upstream-written PeerPod: the node annotation lets this node's watch see it.
+    ...(annotations ? { metadata: { annotations } } : {}),
     spec: { instanceID: vm.id, cloudProvider: provider },
   };
   const written = await d.client.patch<PeerPod>(

@@ -3,12 +3,11 @@
 // PeerPod through its owner reference once the pod is gone.
 import { Pods, hasFinalizer, isConflict, isNotFound, removeFinalizer, waitForCache } from '../../runtime/index.ts';
 import type { KubeObject, ReconcileContext } from '../../runtime/index.ts';
-import { CLUSTER_UID_TAG } from '../providers/index.ts';
 import { PEERPOD_FINALIZER, PeerPods } from '../api/index.ts';
 import type { PeerPod } from '../api/index.ts';
 import type { AdaptorDeps } from './deps.ts';
-import { podRef } from './deps.ts';
-import { POD_UID_TAG } from './options.ts';
+import { podRef, podVmTags } from './deps.ts';
+import { observePodStopped } from './lifecycle.ts';
 import { ownerUidOf } from './peerpod-record.ts';
 
 /**
@@ -32,19 +31,25 @@ export async function deleteVms(
   const ids = new Set(mine.map((pp) => pp.spec?.instanceID ?? '').filter((id) => id !== ''));
   await d.providers.use(async (cloud, name) => {
     if (needList) {
-      const tags = { [CLUSTER_UID_TAG]: await d.clusterUid(ctx.signal), [POD_UID_TAG]: podUid };
-      for (const vm of await cloud.listInstances(tags)) ids.add(vm.id);
+      for (const vm of await cloud.listInstances(await podVmTags(d, podUid, ctx.signal))) ids.add(vm.id);
     }
     for (const id of ids) {
       if (keep.has(id)) continue;
+      let existed: boolean | void;
       try {
-        await cloud.deleteInstance(id);
+        existed = await cloud.deleteInstance(id);
       } catch (err) {
         d.metrics.operations.inc({ node: d.opts.nodeName, provider: name, op: 'delete', result: 'failed' });
         d.events.warning(eventTarget, 'VMDeleteFailed', `deleting ${name} VM ${id}: ${(err as Error).message}`);
         throw err;
       }
       d.metrics.operations.inc({ node: d.opts.nodeName, provider: name, op: 'delete', result: 'ok' });
+      if (existed === false) {
+        // Nothing was deleted: say so rather than report a VM that never existed (issue #16).
+        d.events.normal(eventTarget, 'VMNotFound', `${name} VM ${id} does not exist: nothing to delete`);
+        ctx.log.info({ provider: name, instanceID: id }, 'VM not found: nothing to delete');
+        continue;
+      }
       d.events.normal(eventTarget, 'VMDeleted', `deleted ${name} VM ${id}`);
       ctx.log.info({ provider: name, instanceID: id }, 'VM deleted');
     }
@@ -69,6 +74,7 @@ export async function stopPod(d: AdaptorDeps, pod: KubeObject, owned: PeerPod[],
   const held = owned.filter((pp) => hasFinalizer(pp, PEERPOD_FINALIZER));
   const released = await deleteVms(d, pod.metadata.uid as string, held, pod, ctx);
   await releaseFinalizers(d, released, ctx);
+  observePodStopped(d, pod, released);
   try {
     await d.client.delete(Pods, pod.metadata.name as string, pod.metadata.namespace, {
       gracePeriodSeconds: 0,

@@ -4,6 +4,7 @@ export {
   GROUP,
   PEERPOD_FINALIZER,
   PHASES,
+  PeerPodAnnotations,
   PeerPods,
   VERSION,
   peerPodOpenApiSchema,
@@ -13,3 +14,4 @@ export {
 export type { PeerPod, PeerPodPhase, PeerPodSpec, PeerPodStatus } from './peerpod.ts';
 export { PEERPOD_CRD_NAME, allCrds, peerPodCrd } from './crd.ts';
 export * from './peerpodconfig.ts';
+export * from './create-attempts.ts';

@@ -19,6 +19,20 @@ export const PeerPods = customResource(GROUP, VERSION, 'PeerPod', 'peerpods', tr
 /** The finalizer the adaptor puts on every PeerPod; we remove only this one. */
 export const PEERPOD_FINALIZER = 'peer.pod/finalizer';
 
+/**
+ * Annotations our adaptor adds to the PeerPods it writes (upstream writes none). Annotations, not new
+ * spec or status fields: upstream's Go controller writes PeerPods back through its own struct, which
+ * drops fields it does not know but keeps metadata.annotations. The printer columns show them.
+ */
+export const PeerPodAnnotations = {
+  /** The node whose adaptor owns the VM (an annotation: node names can exceed label limits). */
+  node: 'peerpods.io/node',
+  /** The VM's first IP address: the pod IP the adaptor reports. */
+  ip: 'peerpods.io/ip',
+  /** The size the pod asked for: `<vCPUs>/<memory>Mi` (`default` for a part left to the provider), or the machine type. */
+  vmSize: 'peerpods.io/vm-size',
+} as const;
+
 export const PHASES = ['Active', 'Deleting', 'DeleteFailed', 'Unowned'] as const;
 export type PeerPodPhase = (typeof PHASES)[number];
 

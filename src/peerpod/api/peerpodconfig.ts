@@ -5,8 +5,9 @@
 // Wire compatibility with upstream (peerpodconfig-ctrl, removed in 2024): `limit` is a string there.
 // We accept a string of digits or an integer (x-kubernetes-int-or-string with a pattern), so
 // upstream objects apply unchanged — except `""`, which upstream read as "1" and we reject: exactly
-// one of `limit` (cluster-wide, spread over the nodes) or `limitPerNode` must be set. That rule is a
-// `oneOf` of `required`s because the embedded server does not evaluate CEL.
+// one of `limit` (cluster-wide, spread over the nodes) or `limitPerNode` must be set. That rule is
+// two x-kubernetes-validations (CEL) rules with messages naming the fields: a `oneOf` of
+// `required`s says only `"spec" must validate one and only one schema (oneOf)`.
 import { customResource } from '../../runtime/index.ts';
 import type { Condition, KubeObject } from '../../runtime/index.ts';
 import { customResourceDefinition, s } from '../../runtime/index.ts';
@@ -26,6 +27,8 @@ export const DEFAULT_NODE_SELECTOR: Readonly<Record<string, string>> = Object.fr
 });
 /** Largest accepted limit: far above any cloud quota, small enough to never overflow anything. */
 export const MAX_LIMIT = 999_999;
+/** Largest accepted maxVcpus: past any VM, small enough for every integer type on the way. */
+const MAX_VCPUS_LIMIT = 1_000_000;
 
 export const PeerPodConfigConditions = {
   /** The extended resource is on every selected node with its share. */
@@ -45,7 +48,7 @@ type ExtSchema = JsonSchema & {
   maximum?: number;
   default?: unknown;
   additionalProperties?: JsonSchema;
-  oneOf?: Array<{ required: string[] }>;
+  'x-kubernetes-validations'?: Array<{ rule: string; message: string; reason?: string; fieldPath?: string }>;
   'x-kubernetes-int-or-string'?: true;
 };
 
@@ -93,6 +96,21 @@ const specFields = s.object({
     default: DEFAULT_CONFIGMAP_NAME,
     description: 'ConfigMap with the adaptor settings, passed to the adaptor with envFrom.',
   }),
+  maxVcpus: ext<number>({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_VCPUS_LIMIT,
+    description:
+      'The largest pod VM, in vCPUs, a pod may ask for: the webhook denies larger pods (its --max-vcpus). Default 2048.',
+  }),
+  maxMemory: ext<string>({
+    type: 'string',
+    // Binary units of at least 1Mi, so every value is a whole number of MiB the webhook can hold.
+    pattern: '^[1-9][0-9]{0,5}(Mi|Gi|Ti|Pi)$',
+    description:
+      'The largest pod VM memory a pod may ask for, as a whole number of Mi, Gi, Ti or Pi (e.g. 512Gi): the ' +
+      'webhook denies larger pods (its --max-memory). Default 32Ti.',
+  }),
   nodeSelector: ext<Record<string, string>>({
     type: 'object',
     additionalProperties: { type: 'string' },
@@ -104,7 +122,20 @@ const specFields = s.object({
 export const peerPodConfigSpecSchema = ext<Static<typeof specFields>>({
   ...specFields.json,
   description: 'Set exactly one of limit and limitPerNode.',
-  oneOf: [{ required: ['limit'] }, { required: ['limitPerNode'] }],
+  'x-kubernetes-validations': [
+    {
+      rule: '!(has(self.limit) && has(self.limitPerNode))',
+      message: 'limit and limitPerNode are exclusive: set one of them',
+      reason: 'FieldValueForbidden',
+      fieldPath: '.limitPerNode',
+    },
+    {
+      rule: 'has(self.limit) || has(self.limitPerNode)',
+      message: 'set limit (pod VMs for the whole cluster) or limitPerNode (pod VMs per node)',
+      reason: 'FieldValueRequired',
+      fieldPath: '.limit',
+    },
+  ],
 });
 
 const allocationSchema = s.object(

@@ -22,7 +22,7 @@ export type { CredentialInformers, CredentialSource, DataObject } from './creden
 export { generateInstanceName, isPodVmName, MAX_INSTANCE_NAME_LENGTH, POD_VM_NAME_PREFIX } from './naming.ts';
 export { matchesTags } from './tags.ts';
 export { SimulatedFailureError, SimulatedProvider } from './simulated.ts';
-export type { SimulatedOp, SimulatedOptions, SimulatedStats } from './simulated.ts';
+export type { CreateFault, SimulatedChange, SimulatedOp, SimulatedOptions, SimulatedStats } from './simulated.ts';
 export { QemuProvider, defaultQemuStateDir } from './qemu/provider.ts';
 export type { QemuProviderOptions } from './qemu/provider.ts';
 export { FAKE_IP_RANGE } from './qemu/fake-ip.ts';

@@ -51,9 +51,9 @@ class DelayedProvider implements CloudProvider {
     return vm;
   }
 
-  async deleteInstance(id: string): Promise<void> {
+  async deleteInstance(id: string): Promise<boolean | void> {
     await delay(this.latency.deleteMs);
-    await this.inner.deleteInstance(id);
+    return this.inner.deleteInstance(id);
   }
 
   listInstances(tags: Record<string, string>): Promise<Instance[]> {

@@ -1,6 +1,8 @@
 // An in-process cloud for controller tests and benchmarks: every call costs `latencyMs`, fails
 // with probability `failureRate` (seeded, so a run is reproducible), creates stop at `maxInstances`,
-// and the provider counts calls and the highest number of deletes in flight at once.
+// and the provider counts calls and the highest number of deletes in flight at once. Tests can also
+// set a create fault (a VM that is made and then reported as failed, or that appears late) and
+// watch every instance made or deleted, to check an invariant at each step.
 import { seededRandom } from '../../apimachinery/index.ts';
 import { ProviderError, QuotaExceededError, InvalidInstanceIdError } from './errors.ts';
 import { KeyedLock } from './keyed-lock.ts';
@@ -10,7 +12,7 @@ import type { CloudProvider, CreateInstanceRequest, Instance } from './types.ts'
 import { delay } from './wait.ts';
 import { get, parseNonNegativeInt, ConfigCheck } from './config.ts';
 import { DirectoryStore, MemoryStore } from './simulated-store.ts';
-import type { SimStore } from './simulated-store.ts';
+import type { SimStore, SimVm } from './simulated-store.ts';
 
 export interface SimulatedOptions {
   /** Delay added to every call. */
@@ -28,6 +30,23 @@ export interface SimulatedOptions {
 }
 
 export type SimulatedOp = 'create' | 'delete' | 'list';
+
+/** How creates misbehave (tests): a cloud whose VMs never come up, or come up after the caller gave up. */
+export interface CreateFault {
+  /** The instance is made (or adopted), then the call fails with this message: CAA#1737's corrupt image. */
+  failAfterCreate?: string;
+  /** The instance is made, and the call returns, only this long after the call (and its latency). */
+  delayMs?: number;
+  /** How many creates misbehave; default every one until the fault is cleared. */
+  times?: number;
+}
+
+/** One change of the simulated cloud, with every instance that exists right after it. */
+export interface SimulatedChange {
+  type: 'created' | 'deleted';
+  instance: Instance;
+  instances: Instance[];
+}
 
 export interface SimulatedStats {
   calls: Record<SimulatedOp, number>;
@@ -53,6 +72,8 @@ export class SimulatedProvider implements CloudProvider {
   private readonly random: () => number;
   private readonly now: () => Date;
   private readonly forcedFailures: Record<SimulatedOp, number> = { create: 0, delete: 0, list: 0 };
+  private createFault: CreateFault | undefined;
+  private readonly watchers = new Set<(change: SimulatedChange) => void>();
   readonly stats: SimulatedStats = {
     calls: { create: 0, delete: 0, list: 0 },
     failures: { create: 0, delete: 0, list: 0 },
@@ -75,6 +96,17 @@ export class SimulatedProvider implements CloudProvider {
     this.forcedFailures[op] += count;
   }
 
+  /** Sets (or, with undefined, clears) how the next creates misbehave. */
+  setCreateFault(fault: CreateFault | undefined): void {
+    this.createFault = fault ? { ...fault } : undefined;
+  }
+
+  /** Calls `fn` synchronously after every instance made or deleted; returns the removal. */
+  watch(fn: (change: SimulatedChange) => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
+  }
+
   /** What a cloud console shows: every instance, regardless of tags. */
   snapshot(): Instance[] {
     return [...this.vms.values()].map((v) => structuredClone(v.instance));
@@ -82,7 +114,10 @@ export class SimulatedProvider implements CloudProvider {
 
   /** The instance disappears without a delete call (someone removed it by hand). */
   removeOutOfBand(id: string): boolean {
-    return this.vms.delete(id);
+    const gone = this.watched(id);
+    const deleted = this.vms.delete(id);
+    if (deleted && gone) this.notify('deleted', gone.instance);
+    return deleted;
   }
 
   resetStats(): void {
@@ -95,38 +130,69 @@ export class SimulatedProvider implements CloudProvider {
   }
 
   async createInstance(req: CreateInstanceRequest): Promise<Instance> {
-    return this.call('create', () => {
-      const name = generateInstanceName(req.podName, req.sandboxId);
-      return this.names.run(name, async () => {
-        const existing = [...this.vms.values()].find((v) => v.instance.name === name);
-        if (existing) return structuredClone(existing.instance);
-        const max = this.options.maxInstances;
-        if (max !== undefined && this.vms.size >= max) {
-          throw new QuotaExceededError('simulated', `${this.vms.size} of ${max} instances in use`);
-        }
-        const n = this.vms.claimId();
-        const instance: Instance = {
-          id: `sim-${n}`,
-          name,
-          // 10.99.0.0/16, one address per instance number: fake, like the VM.
-          ips: [`10.99.${(n >> 8) & 255}.${n & 255}`],
-          tags: { ...req.tags },
-          createdAt: this.now(),
-          state: 'running',
-        };
-        this.vms.set({ instance, podNamespace: req.podNamespace });
-        return structuredClone(instance);
-      });
+    return this.call('create', async () => {
+      const fault = this.takeCreateFault();
+      if (fault?.delayMs) await delay(fault.delayMs);
+      const vm = await this.makeInstance(req);
+      if (fault?.failAfterCreate) {
+        throw new ProviderError('simulated', `simulated: instance ${vm.id} (${vm.name}): ${fault.failAfterCreate}`);
+      }
+      return vm;
     });
   }
 
-  async deleteInstance(id: string): Promise<void> {
+  private takeCreateFault(): CreateFault | undefined {
+    const fault = this.createFault;
+    if (fault?.times !== undefined && --fault.times <= 0) this.createFault = undefined;
+    return fault;
+  }
+
+  /** The instance about to be deleted, when someone watches. */
+  private watched(id: string): SimVm | undefined {
+    return this.watchers.size > 0 ? this.vms.values().find((v) => v.instance.id === id) : undefined;
+  }
+
+  private notify(type: SimulatedChange['type'], instance: Instance): void {
+    if (this.watchers.size === 0) return;
+    const change = { type, instance: structuredClone(instance), instances: this.snapshot() };
+    for (const fn of this.watchers) fn(change);
+  }
+
+  private makeInstance(req: CreateInstanceRequest): Promise<Instance> {
+    const name = generateInstanceName(req.podName, req.sandboxId);
+    return this.names.run(name, async () => {
+      const existing = [...this.vms.values()].find((v) => v.instance.name === name);
+      if (existing) return structuredClone(existing.instance);
+      const max = this.options.maxInstances;
+      if (max !== undefined && this.vms.size >= max) {
+        throw new QuotaExceededError('simulated', `${this.vms.size} of ${max} instances in use`);
+      }
+      const n = this.vms.claimId();
+      const instance: Instance = {
+        id: `sim-${n}`,
+        name,
+        // 10.99.0.0/16, one address per instance number: fake, like the VM.
+        ips: [`10.99.${(n >> 8) & 255}.${n & 255}`],
+        tags: { ...req.tags },
+        createdAt: this.now(),
+        state: 'running',
+      };
+      this.vms.set({ instance, podNamespace: req.podNamespace });
+      this.notify('created', instance);
+      return structuredClone(instance);
+    });
+  }
+
+  async deleteInstance(id: string): Promise<boolean> {
     if (!/^sim-\d+$/.test(id)) throw new InvalidInstanceIdError('simulated', id, 'sim-<n>');
     this.stats.inFlightDeletes++;
     this.stats.maxConcurrentDeletes = Math.max(this.stats.maxConcurrentDeletes, this.stats.inFlightDeletes);
     try {
-      await this.call('delete', async () => {
-        this.vms.delete(id);
+      return await this.call('delete', async () => {
+        const gone = this.watched(id);
+        const existed = this.vms.delete(id);
+        if (existed && gone) this.notify('deleted', gone.instance);
+        return existed;
       });
     } finally {
       this.stats.inFlightDeletes--;

@@ -46,8 +46,12 @@ export interface Instance {
 export interface CloudProvider {
   readonly name: string;
   createInstance(req: CreateInstanceRequest): Promise<Instance>;
-  /** Idempotent: success when the instance does not exist (any more). */
-  deleteInstance(id: string): Promise<void>;
+  /**
+   * Idempotent: success when the instance does not exist (any more). Resolves `false` when the
+   * provider can tell there was nothing to delete, so callers never report deleting a VM that never
+   * existed; `true` or nothing otherwise.
+   */
+  deleteInstance(id: string): Promise<boolean | void>;
   /** Pod VMs carrying every given tag (exact match); `{}` lists all pod VMs of this provider. */
   listInstances(tags: Record<string, string>): Promise<Instance[]>;
   /** Throws ProviderConfigError naming every missing or invalid setting. Never creates anything. */

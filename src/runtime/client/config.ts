@@ -81,8 +81,8 @@ export function loadConnectionConfig(opts: ConfigLoadOptions = {}): ConnectionCo
   const defaultPath = home ? path.join(home, '.kube', 'config') : undefined;
   if (defaultPath && existsSync(defaultPath)) return configFromKubeconfigFiles([defaultPath], opts);
   throw new Error(
-    'no Kubernetes configuration found: pass kubeconfigPath, set KUBECONFIG, create ~/.kube/config, ' +
-      'or run in a pod with a service account (KUBERNETES_SERVICE_HOST and a token file)',
+    'no Kubernetes configuration found: give a kubeconfig file (--kubeconfig), set KUBECONFIG, create ' +
+      '~/.kube/config, or run in a pod with a service account (KUBERNETES_SERVICE_HOST and a token file)',
   );
 }
 
@@ -131,7 +131,12 @@ export function configFromKubeconfigFiles(files: string[], opts: ConfigLoadOptio
       throw new Error(`cannot read kubeconfig ${file}: ${(e as Error).message}`);
     }
     const part = newKubeConfig();
-    part.loadFromString(text);
+    try {
+      part.loadFromString(text);
+    } catch (e) {
+      // The parser's message says what is wrong, not where: name the file.
+      throw new Error(`cannot load kubeconfig ${file}: ${(e as Error).message}`);
+    }
     part.makePathsAbsolute(path.dirname(file));
     raws.push(rawKubeconfig(text, path.dirname(file)));
     if (i === 0) {
@@ -185,12 +190,22 @@ function rawKubeconfig(text: string, dir: string | undefined): RawKubeconfig {
 
 function fromKubeConfig(kc: KubeConfig, raws: RawKubeconfig[], opts: ConfigLoadOptions): ConnectionConfig {
   if (opts.context) {
-    if (!kc.getContextObject(opts.context)) throw new Error(`kubeconfig has no context "${opts.context}"`);
+    if (!kc.getContextObject(opts.context)) {
+      const where = opts.kubeconfigPath ? `kubeconfig ${opts.kubeconfigPath}` : 'the kubeconfig';
+      throw new Error(`${where} has no context "${opts.context}"`);
+    }
     kc.setCurrentContext(opts.context);
   }
   const contextName = kc.getCurrentContext();
   const context = contextName ? kc.getContextObject(contextName) : null;
-  if (!context) throw new Error('kubeconfig has no current-context (pass `context`)');
+  if (!context) {
+    const where = opts.kubeconfigPath ? `kubeconfig ${opts.kubeconfigPath}` : 'the kubeconfig';
+    throw new Error(
+      contextName
+        ? `${where}: current-context "${contextName}" is not one of its contexts`
+        : `${where} has no current-context: set one with \`kubectl config use-context NAME\``,
+    );
+  }
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error(`kubeconfig context "${contextName}" names an unknown cluster "${context.cluster}"`);
   const user = kc.getCurrentUser();

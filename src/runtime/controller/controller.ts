@@ -238,7 +238,8 @@ export class Controller implements Runnable {
   private async reconcileKey(run: Run, key: string): Promise<void> {
     const req = parseRequestKey(key);
     const reconcileId = randomUUID();
-    const log = this.log.child({ key, ...req, reconcileId });
+    // The key names the object (namespace/name); a separate `name` would clash with the logger's own.
+    const log = this.log.child({ key, reconcileId });
     const started = this.clock.now();
     const seconds = (): number => (this.clock.now() - started) / 1000;
     try {

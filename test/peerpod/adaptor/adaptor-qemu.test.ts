@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigMaps, Pods } from '../../../src/runtime/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
-import { PEERPOD_FINALIZER } from '../../../src/peerpod/api/index.ts';
+import { PEERPOD_FINALIZER, PeerPodAnnotations } from '../../../src/peerpod/api/index.ts';
 import { NODE_ANNOTATION, POD_UID_TAG, VmAnnotations } from '../../../src/peerpod/adaptor/index.ts';
 import { createProvider, FAKE_IP_RANGE } from '../../../src/peerpod/providers/index.ts';
 import type { CloudProvider, Instance } from '../../../src/peerpod/providers/index.ts';
@@ -32,6 +32,7 @@ import {
 } from './helpers.ts';
 import type { Adaptors, Env } from './helpers.ts';
 import { installGeneratedRbac } from '../../helpers/generated-rbac.ts';
+import { histogram, parseExposition } from '../../helpers/prometheus.ts';
 
 describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
   let env: Env;
@@ -125,6 +126,16 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
       await metricValue(registry, 'peerpods_adaptor_vm_operations_total', { op: 'create', result: 'ok' }),
       1,
     );
+    // What `kubectl get peerpods -o wide` shows, and the start observed once (a real QEMU boot).
+    assert.equal(pp.metadata.annotations?.[PeerPodAnnotations.ip], vm.ips[0]);
+    assert.equal(pp.metadata.annotations?.[PeerPodAnnotations.vmSize], '2/96Mi');
+    const started = histogram(
+      parseExposition(await registry.metrics()),
+      'peerpods_adaptor_pod_created_to_running_seconds',
+      { provider: 'qemu', start: 'cold' },
+    );
+    assert.equal(started?.count, 1);
+    assert.ok((started?.sum ?? -1) >= 0 && (started?.sum ?? 99) < 30, `pod created → Running: ${started?.sum} s`);
 
     await env.client.delete(Pods, pod.metadata.name as string, 'default');
     await eventually(async () => !(await getPod(env, pod)), { timeoutMs: 20_000, what: 'the pod to be gone' });
@@ -132,6 +143,12 @@ describe('peer-pod adaptor (qemu)', { timeout: 180_000 }, () => {
     assert.equal((await processesOf(pod)).length, 0, 'the QEMU process is gone');
     assert.equal((await vmsOf(pod)).length, 0);
     assert.ok((await eventsFor(env, pod)).some((e) => e.reason === 'VMDeleted' && e.type === 'Normal'));
+    const deleted = histogram(
+      parseExposition(await registry.metrics()),
+      'peerpods_adaptor_pod_deletion_to_vm_deleted_seconds',
+      { provider: 'qemu' },
+    );
+    assert.equal(deleted?.count, 1);
   });
 
   it('leaves a pod of another runtime class to the kubelet', async () => {

@@ -33,7 +33,7 @@ describe('PeerPod CRD', () => {
     assert.deepEqual(version.subresources, { status: {} });
     assert.deepEqual(
       version.additionalPrinterColumns.map((c) => c.name),
-      ['Provider', 'Instance', 'Pod', 'Phase', 'Age'],
+      ['Provider', 'Instance', 'Pod', 'Phase', 'Age', 'Node', 'IP', 'Size'],
     );
   });
 
@@ -103,16 +103,24 @@ describe('PeerPod CRD', () => {
       });
     });
 
-    it('prints Provider, Instance, Pod (owner name), Phase and Age', async () => {
+    it('prints Provider, Instance, Pod (owner name), Phase and Age; Node, IP and Size with -o wide', async () => {
       const res = await client.request(
         'GET',
         '/apis/confidentialcontainers.org/v1alpha1/namespaces/default/peerpods/web-resource-abcde',
         undefined,
         { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
       );
-      const table = res.body as { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> };
+      const table = res.body as {
+        columnDefinitions: Array<{ name: string; priority: number }>;
+        rows: Array<{ cells: unknown[] }>;
+      };
       const names = table.columnDefinitions.map((c) => c.name);
-      assert.deepEqual(names, ['Name', 'Provider', 'Instance', 'Pod', 'Phase', 'Age']);
+      assert.deepEqual(names, ['Name', 'Provider', 'Instance', 'Pod', 'Phase', 'Age', 'Node', 'IP', 'Size']);
+      // Node, IP and Size are for -o wide (priority 1), as kube's own wide columns.
+      assert.deepEqual(
+        table.columnDefinitions.map((c) => c.priority),
+        [0, 0, 0, 0, 0, 0, 1, 1, 1],
+      );
       assert.deepEqual(table.rows[0].cells.slice(0, 4), ['web-resource-abcde', 'aws', 'i-0123456789abcdef0', 'web']);
     });
   });

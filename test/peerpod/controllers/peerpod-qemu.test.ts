@@ -11,6 +11,7 @@ import { Pods, isConditionTrue } from '../../../src/runtime/index.ts';
 import { CLUSTER_UID_TAG, createProvider } from '../../../src/peerpod/providers/index.ts';
 import type { CloudProvider } from '../../../src/peerpod/providers/index.ts';
 import { PEERPOD_FINALIZER, PeerPods } from '../../../src/peerpod/api/index.ts';
+import type { PeerPod } from '../../../src/peerpod/api/index.ts';
 import {
   adaptorRelease,
   cleanupQemu,
@@ -159,9 +160,29 @@ describe('PeerPod controller (qemu)', { timeout: 120_000 }, () => {
     await eventually(async () =>
       (await eventsFor(env, pp)).some((e) => e.type === 'Warning' && e.reason === 'NoOwner'),
     );
-    // Its deletion still works.
+    // Its deletion still works, and while it runs the phase says so (issue #16: it stayed Unowned).
+    const phases: string[] = [];
+    const watching = (async () => {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), 20_000);
+      try {
+        for await (const ev of env.client.watch<PeerPod>(PeerPods, {
+          namespace: 'default',
+          fieldSelector: `metadata.name=${pp.metadata.name}`,
+          resourceVersion: cur.metadata.resourceVersion,
+          signal: abort.signal,
+        })) {
+          if (ev.type === 'DELETED') return;
+          if (ev.type === 'MODIFIED') phases.push(ev.object.status?.phase ?? '');
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    })();
     await env.client.delete(PeerPods, pp.metadata.name as string, 'default');
     await eventually(() => peerPodGone(env, pp));
+    await watching;
+    assert.ok(phases.includes('Deleting'), `phases seen while deleting: ${phases.join(', ')}`);
   });
 
   it('an unknown provider is a condition and Warning events (PeerPod and Pod), and nothing else breaks', async () => {

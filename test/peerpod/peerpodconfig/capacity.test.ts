@@ -9,6 +9,7 @@ import type { PeerPodConfig } from '../../../src/peerpod/api/index.ts';
 import { OWNER_ANNOTATION, spreadVms } from '../../../src/peerpod/controllers/peerpodconfig/index.ts';
 import { advertise } from '../../../src/peerpod/controllers/peerpodconfig/nodes.ts';
 import { NS, VM, createConfig, eventually, startController, startEnv, waitForCapacity } from './helpers.ts';
+import { runCli } from '../../helpers/cli.ts';
 import type { Env, Running } from './helpers.ts';
 
 describe('spreadVms', () => {
@@ -140,5 +141,69 @@ describe('advertise against a node that registered after it was cached', () => {
     assert.equal(after.status.allocatable[VM], '3');
     assert.equal(after.status.capacity.pods, stored.status.capacity.pods);
     assert.equal(after.status.capacity.cpu, stored.status.capacity.cpu);
+  });
+});
+
+// Issue #16: a node added while a PeerPodConfig exists ended with only kata.peerpods.io/vm in its
+// capacity (cpu, memory and pods gone), and its pods failed with `Too many pods`. Whichever of the
+// controller's capacity write and the kubelet's first status lands first, both must survive: the
+// kubelet adds its own resources beside extended ones it does not manage (kube's kubelet patches
+// the keys it reports and leaves the others: pkg/kubelet/nodestatus/setters.go, MachineInfo), and
+// the controller only ever merges its key in.
+describe('a node added while a PeerPodConfig exists', () => {
+  let env: Env;
+  let ctrl: Running;
+  before(async () => {
+    env = await startEnv(1);
+    ctrl = await startController(env, { webhook: false, deployAdaptor: false });
+    await createConfig(env, 'joiners', { limitPerNode: 2 });
+    await waitForCapacity(env, { 'node-1': '2' });
+  });
+  after(async () => {
+    await ctrl.stop();
+    await env.stop();
+  });
+
+  type NodeStatus = KubeObject & {
+    status?: { capacity?: Record<string, string>; allocatable?: Record<string, string> };
+  };
+  const complete = async (name: string) => {
+    const node = await env.client.get<NodeStatus>(Nodes, name);
+    const { capacity = {}, allocatable = {} } = node.status ?? {};
+    const want = ['cpu', 'memory', 'pods', VM];
+    return want.every((k) => capacity[k] !== undefined && allocatable[k] !== undefined) ? node : undefined;
+  };
+
+  it('keeps cpu, memory and pods when the capacity is advertised before the kubelet registers', async () => {
+    // No kubelet yet (not labelled simulated): the controller's write is the node's first status.
+    await env.client.create(Nodes, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'late', labels: { 'node.kubernetes.io/worker': '' } },
+    });
+    await waitForCapacity(env, { 'node-1': '2', late: '2' });
+    const before = await env.client.get<NodeStatus>(Nodes, 'late');
+    assert.equal(before.status?.capacity?.pods, undefined, 'the kubelet has not registered yet');
+    // Now its kubelet registers.
+    await env.client.patch(
+      Nodes,
+      'late',
+      undefined,
+      { metadata: { labels: { 'peerpods.io/simulated': 'true' } } },
+      'merge',
+    );
+    const node = await eventually(() => complete('late'), { what: "the kubelet's resources beside the VMs" });
+    assert.equal(node.status?.capacity?.[VM], '2');
+    assert.equal(node.status?.capacity?.pods, '110');
+  });
+
+  it('`peerpods cluster node add` (the repro) ends with the full capacity', async () => {
+    const run = runCli(['cluster', 'node', 'add', 'node-7', '--kubeconfig', env.cluster.kubeconfigPath]);
+    assert.equal((await run.exited).code, 0, run.output());
+    const node = await eventually(() => complete('node-7'), { what: 'node-7 with cpu, memory, pods and VMs' });
+    assert.equal(node.status?.capacity?.[VM], '2');
+    // Still so once both writers have settled (a later write of either must not drop the other's keys).
+    await waitForCapacity(env, { 'node-1': '2', late: '2', 'node-7': '2' });
+    assert.ok(await complete('node-7'));
   });
 });

@@ -6,7 +6,12 @@ import { ApiError } from '../../../src/runtime/index.ts';
 import { PeerPodConfigs, peerPodConfigCrd } from '../../../src/peerpod/api/index.ts';
 import type { PeerPodConfig } from '../../../src/peerpod/api/index.ts';
 import { NS, createConfig, startEnv } from './helpers.ts';
+import { kubectl } from '../../helpers/kubectl.ts';
 import type { Env } from './helpers.ts';
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 async function rejected(p: Promise<unknown>, field: RegExp): Promise<void> {
   await assert.rejects(p, (err: unknown) => {
@@ -66,8 +71,61 @@ describe('PeerPodConfig CRD', () => {
     );
   });
 
-  it('requires exactly one of limit and limitPerNode (oneOf)', async () => {
-    await rejected(createConfig(env, 'both', { limit: 2, limitPerNode: 2 }), /spec.*oneOf/);
-    await rejected(createConfig(env, 'none', {}), /spec.*oneOf/);
+  // Issue #16: a oneOf said only `<nil>: Invalid value: "": "spec" must validate one and only one
+  // schema (oneOf)`. The rules' errors name the fields, as kube reports a failed
+  // x-kubernetes-validations rule with a reason and fieldPath (apiextensions-apiserver
+  // pkg/apiserver/schema/cel/validation.go: field.Forbidden / field.Required at the rule's path).
+  it('requires exactly one of limit and limitPerNode, naming the fields', async () => {
+    const exclusive =
+      'PeerPodConfig.confidentialcontainers.org "both" is invalid: spec.limitPerNode: Forbidden: ' +
+      'limit and limitPerNode are exclusive: set one of them';
+    await rejected(createConfig(env, 'both', { limit: 2, limitPerNode: 2 }), new RegExp(`^${escape(exclusive)}$`));
+    const missing =
+      'PeerPodConfig.confidentialcontainers.org "none" is invalid: spec.limit: Required value: ' +
+      'set limit (pod VMs for the whole cluster) or limitPerNode (pod VMs per node)';
+    await rejected(createConfig(env, 'none', {}), new RegExp(`^${escape(missing)}$`));
+    // What kubectl shows a user.
+    const manifest = (name: string, spec: string) =>
+      `apiVersion: confidentialcontainers.org/v1alpha1\nkind: PeerPodConfig\nmetadata:\n  name: ${name}\n  namespace: ${NS}\nspec: ${spec}\n`;
+    for (const version of ['1.27', '1.33']) {
+      const both = await kubectl(env.cluster.kubeconfigPath, ['create', '-f', '-'], {
+        version,
+        input: manifest('both', '{limit: "2", limitPerNode: 2}'),
+      });
+      assert.notEqual(both.code, 0);
+      assert.match(both.stderr, /spec\.limitPerNode: Forbidden: limit and limitPerNode are exclusive/);
+      assert.doesNotMatch(both.stderr, /oneOf|<nil>/);
+      const none = await kubectl(env.cluster.kubeconfigPath, ['create', '-f', '-'], {
+        version,
+        input: manifest('none', '{}'),
+      });
+      assert.match(
+        none.stderr,
+        /spec\.limit: Required value: set limit \(pod VMs for the whole cluster\) or limitPerNode/,
+      );
+    }
+  });
+
+  // Issue #16: an int-or-string has no `type`, so kubectl printed `<Object>`. It reads as the
+  // built-in int-or-string fields do against kube-apiserver (kubectl's explain template names a
+  // field referring to the IntOrString model `<IntOrString>`: kubectl pkg/explain/v2/templates/plaintext.tmpl).
+  it('kubectl explain shows limit as an IntOrString, as deployment maxSurge', async () => {
+    for (const version of ['1.27', '1.33']) {
+      const limit = await kubectl(env.cluster.kubeconfigPath, ['explain', 'peerpodconfig.spec.limit'], { version });
+      assert.equal(limit.code, 0, limit.stderr);
+      assert.match(limit.stdout, /FIELD: limit <IntOrString>/);
+      assert.match(limit.stdout, /Pod VMs for the whole cluster/);
+      const maxSurge = await kubectl(
+        env.cluster.kubeconfigPath,
+        ['explain', 'deployment.spec.strategy.rollingUpdate.maxSurge'],
+        { version },
+      );
+      assert.match(maxSurge.stdout, /FIELD: maxSurge <IntOrString>/);
+      const spec = await kubectl(env.cluster.kubeconfigPath, ['explain', 'peerpodconfig.spec'], { version });
+      assert.match(spec.stdout, /limit\t<IntOrString>/);
+    }
+    // Still validated as before: a string of digits or an integer.
+    await createConfig(env, 'explained', { limit: 3 });
+    await env.client.delete(PeerPodConfigs, 'explained', NS);
   });
 });

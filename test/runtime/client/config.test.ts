@@ -152,3 +152,29 @@ test('basic auth, impersonation, skip-verify and tls-server-name are honoured', 
   });
   assert.doesNotMatch(c.auth.description, /pw/);
 });
+
+// Issue #16: a user learns which file is broken and what to do, in terms of files and commands
+// rather than the library's option names.
+test('kubeconfig errors name the file and say what to set', () => {
+  const dir = tmp();
+  const broken = path.join(dir, 'broken');
+  writeFileSync(broken, 'apiVersion: v1\nclusters: [\n  - bad: : :\n');
+  assert.throws(
+    () => loadConnectionConfig({ kubeconfigPath: broken }),
+    (e: Error) => e.message.startsWith(`cannot load kubeconfig ${broken}: `),
+  );
+  const noContext = path.join(dir, 'no-context');
+  writeFileSync(noContext, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+  assert.throws(
+    () => loadConnectionConfig({ kubeconfigPath: noContext }),
+    (e: Error) =>
+      e.message === `kubeconfig ${noContext} has no current-context: set one with \`kubectl config use-context NAME\``,
+  );
+  const home = tmp();
+  process.env.HOME = home;
+  delete process.env.KUBECONFIG;
+  assert.throws(
+    () => loadConnectionConfig(),
+    (e: Error) => !/kubeconfigPath|`context`/.test(e.message),
+  );
+});

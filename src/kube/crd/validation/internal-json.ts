@@ -41,20 +41,22 @@ function orBool(v: unknown): GoStruct | null {
   ]);
 }
 
+/** apiextensions.ValidationRule (one x-kubernetes-validations entry). */
+export function ruleStruct(r: unknown): GoStruct {
+  const o = asObject(r) ?? {};
+  return new GoStruct([
+    ['Rule', str(o.rule)],
+    ['Message', str(o.message)],
+    ['MessageExpression', str(o.messageExpression)],
+    ['Reason', ptr(o, 'reason')],
+    ['FieldPath', str(o.fieldPath)],
+    ['OptionalOldSelf', ptr(o, 'optionalOldSelf')],
+  ]);
+}
+
 /** apiextensions.JSONSchemaProps. */
 export function schemaStruct(s: JsonObject): GoStruct {
   const items = s.items;
-  const rule = (r: JsonValue) => {
-    const o = asObject(r) ?? {};
-    return new GoStruct([
-      ['Rule', str(o.rule)],
-      ['Message', str(o.message)],
-      ['MessageExpression', str(o.messageExpression)],
-      ['Reason', ptr(o, 'reason')],
-      ['FieldPath', str(o.fieldPath)],
-      ['OptionalOldSelf', ptr(o, 'optionalOldSelf')],
-    ]);
-  };
   const deps = asObject(s.dependencies);
   return new GoStruct([
     ['ID', str(s.id)],
@@ -129,7 +131,7 @@ export function schemaStruct(s: JsonObject): GoStruct {
     ['XListMapKeys', ptr(s, 'x-kubernetes-list-map-keys')],
     ['XListType', ptr(s, 'x-kubernetes-list-type')],
     ['XMapType', ptr(s, 'x-kubernetes-map-type')],
-    ['XValidations', list(s['x-kubernetes-validations'], rule)],
+    ['XValidations', list(s['x-kubernetes-validations'], ruleStruct)],
   ]);
 }
 

@@ -11,6 +11,7 @@ import { validateStructural } from './structural.ts';
 import { structuralInitError } from './structural-init.ts';
 import { validateDefaults } from './defaults.ts';
 import { schemaStruct } from './internal-json.ts';
+import { celCompileErrors } from './cel-rules.ts';
 
 export interface CrdSchemaOptions {
   requireValidPropertyType: boolean;
@@ -185,5 +186,7 @@ export function validateCrdSchema(
     ),
   );
   if (errs.length === 0 && initError) errs.push(fieldInvalid(at, '', initError));
+  // kube compiles the rules only when the schema itself is sound (its CEL errors come last).
+  if (errs.length === 0) errs.push(...celCompileErrors(schema, at));
   return errs;
 }

@@ -2,7 +2,15 @@
 // standard apiVersion, kind and metadata (kube publishes metadata as a reference to ObjectMeta
 // whatever the CRD says about it).
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
-import { asSchema, objectMetaRef, openObject, typeMeta, type Schema } from '../../builtins/openapi/schema.ts';
+import {
+  INT_OR_STRING,
+  asSchema,
+  objectMetaRef,
+  openObject,
+  ref,
+  typeMeta,
+  type Schema,
+} from '../../builtins/openapi/schema.ts';
 
 export const CRD_PREFIX = '/apiextensions.k8s.io/customresourcedefinitions/';
 
@@ -32,6 +40,7 @@ export function customResourceModel(kind: string, apiVersion: string, raw: Schem
     return openObject(`${kind} is a custom resource (${apiVersion}) whose CRD declares no schema.`, header);
   }
   const schema = structuredClone(raw);
+  referIntOrString(schema);
   schema.type ??= 'object';
   schema.properties = { ...header, ...(asSchema(schema.properties) ?? {}), metadata: header.metadata };
   for (const k of ['apiVersion', 'kind'] as const) {
@@ -40,4 +49,20 @@ export function customResourceModel(kind: string, apiVersion: string, raw: Schem
     if (own && typeof own.description !== 'string') schema.properties[k] = header[k];
   }
   return schema;
+}
+
+/**
+ * An int-or-string node has no `type`, so `kubectl explain` printed it as `<Object>`. Each also
+ * refers to the IntOrString model (an `allOf` of one reference, as built-in fields such as
+ * maxSurge do), which kubectl prints as `<IntOrString>` and describes; validation is unchanged.
+ */
+function referIntOrString(s: Schema): void {
+  if (s['x-kubernetes-int-or-string'] === true && s.type === undefined && s.allOf === undefined) {
+    s.allOf = [ref(INT_OR_STRING)];
+  }
+  for (const v of Object.values(asSchema(s.properties) ?? {})) referIntOrString(asSchema(v) ?? {});
+  const items = asSchema(s.items);
+  if (items) referIntOrString(items);
+  const ap = asSchema(s.additionalProperties);
+  if (ap) referIntOrString(ap);
 }

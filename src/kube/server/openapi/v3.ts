@@ -3,7 +3,7 @@ import type { ResourceDef } from '../../registry/resource.ts';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { referencedModels, type ModelSet } from './models.ts';
 import { PATCH_TYPES, resourceOperations, type Operation, type PathEntry } from './operations.ts';
-import { GVK_EXTENSION, ref } from '../../builtins/openapi/schema.ts';
+import { GVK_EXTENSION, INT_OR_STRING, ref, type Schema } from '../../builtins/openapi/schema.ts';
 import { KUBE_VERSION } from '../../version.ts';
 
 const MEDIA = ['application/json', 'application/yaml'];
@@ -30,7 +30,9 @@ export function groupVersionDocument(defs: ResourceDef[], models: ModelSet): Jso
     }
   }
   const schemas: JsonObject = {};
-  for (const name of referencedModels(models.schemas, roots)) schemas[name] = models.schemas.get(name);
+  for (const name of referencedModels(models.schemas, roots)) {
+    schemas[name] = name === INT_OR_STRING ? intOrStringV3(models.schemas.get(name)!) : models.schemas.get(name);
+  }
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: `v${KUBE_VERSION.major}.${KUBE_VERSION.minor}.0` },
@@ -48,6 +50,15 @@ export function groupVersionDocument(defs: ResourceDef[], models: ModelSet): Jso
     },
     security: [{ BearerToken: [] }],
   };
+}
+
+/**
+ * v3 gives IntOrString both of its types (kube-openapi's OpenAPIV3OneOfTypes) instead of v2's
+ * `type: string`; kubectl explain then names the type `<IntOrString>`, as against kube-apiserver.
+ */
+function intOrStringV3(model: Schema): Schema {
+  const { type: _type, ...rest } = model;
+  return { ...rest, oneOf: [{ type: 'integer' }, { type: 'string' }] };
 }
 
 function pathItem(entry: PathEntry): JsonObject {

@@ -67,7 +67,9 @@ export function setupPeerPodController(manager: Manager, options: PeerPodControl
       maxConcurrentReconciles: opts.maxConcurrentReconciles,
       ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
     })
-    .completeWithObjects(peerPodReconciler({ client: manager.client, peerPods, pool, credentials, events, opts, log }));
+    .completeWithObjects(
+      peerPodReconciler({ client: manager.client, peerPods, pool, credentials, events, metrics, opts, log }),
+    );
 
   const sweeper = new OrphanSweeper({
     client: manager.client,

@@ -2,6 +2,7 @@
 // controllers on one registry, and prom-client refuses a second registration of a name).
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
+import type { PeerPod } from '../../api/index.ts';
 
 export type DeletionResult = 'deleted' | 'failed' | 'skipped';
 
@@ -10,7 +11,11 @@ export interface PeerPodMetrics {
   orphansFound: Counter<'provider'>;
   deletionSeconds: Histogram<'provider'>;
   deletesInFlight: Gauge<'provider'>;
+  deletionToReleased: Histogram<'provider'>;
 }
+
+/** PeerPod deletion → instance deleted: seconds, up to the minutes some clouds take (CAA#1737: ~4 min). */
+export const RELEASE_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 240, 600];
 
 function getOrCreate<T>(registry: Registry, name: string, make: () => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? make();
@@ -64,5 +69,28 @@ export function peerPodMetrics(registry: Registry): PeerPodMetrics {
           registers,
         }),
     ),
+    deletionToReleased: getOrCreate(
+      registry,
+      'peerpod_deletion_to_instance_deleted_seconds',
+      () =>
+        new Histogram({
+          name: 'peerpod_deletion_to_instance_deleted_seconds',
+          help: "From a PeerPod's deletionTimestamp to its instance deleted and its finalizer released by this controller, by provider.",
+          labelNames: ['provider'] as const,
+          buckets: RELEASE_BUCKETS,
+          registers,
+        }),
+    ),
   };
+}
+
+/**
+ * Observed once, after the finalizer release that ends the deletion: a restarted controller finds the
+ * PeerPod released and does not see it again. Measured from the deletionTimestamp (kept by the API,
+ * whole seconds), so a delete that spans a restart counts its downtime.
+ */
+export function observeReleased(metrics: PeerPodMetrics, provider: string, pp: PeerPod): void {
+  const deletion = Date.parse(pp.metadata.deletionTimestamp ?? '');
+  if (Number.isNaN(deletion)) return;
+  metrics.deletionToReleased.observe({ provider }, Math.max(0, (Date.now() - deletion) / 1000));
 }

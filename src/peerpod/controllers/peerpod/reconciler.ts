@@ -30,6 +30,8 @@ import { InvalidInstanceIdError, ProviderUnavailableError } from '../../provider
 import type { CredentialSource } from '../../providers/index.ts';
 import { ConditionTypes, PEERPOD_FINALIZER, PeerPods } from '../../api/index.ts';
 import type { PeerPod } from '../../api/index.ts';
+import { observeReleased } from './metrics.ts';
+import type { PeerPodMetrics } from './metrics.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { ProviderPool } from './provider-pool.ts';
 import { conditionStatus, writeStatus } from './status.ts';
@@ -41,6 +43,7 @@ export interface ReconcilerDeps {
   pool: ProviderPool;
   credentials: CredentialSource;
   events: EventRecorder;
+  metrics: PeerPodMetrics;
   opts: ResolvedOptions;
   log: Logger;
 }
@@ -77,9 +80,15 @@ async function finalize(d: ReconcilerDeps, pp: PeerPod, ctx: ReconcileContext): 
   const started = Date.now();
   try {
     const deleting = d.pool.deleteInstance(provider, id, 'finalizer', ctx.signal);
+    // Awaited below, after a status write: its failure must not count as unhandled meanwhile.
+    deleting.catch(() => undefined);
     // Phase Deleting only for deletes slow enough for someone to look: a write per PeerPod would
-    // double the API writes of a mass cleanup.
-    if (pp.status?.phase !== 'Deleting' && (await slowerThan(deleting, SHOW_DELETING_AFTER_MS))) {
+    // double the API writes of a mass cleanup. A phase that contradicts the deletion outright
+    // (Unowned, or none yet: someone is watching a PeerPod no Pod owns) is replaced at once.
+    if (
+      pp.status?.phase !== 'Deleting' &&
+      (staleWhileDeleting(pp) || (await slowerThan(deleting, SHOW_DELETING_AFTER_MS)))
+    ) {
       cur = await writeStatus(d.client, pp, { phase: 'Deleting' }, ctx.signal);
     }
     await deleting;
@@ -104,9 +113,16 @@ async function finalize(d: ReconcilerDeps, pp: PeerPod, ctx: ReconcileContext): 
   }
   ctx.log.info({ provider, instanceID: id, ms: Date.now() - started }, 'instance deleted; releasing the finalizer');
   await release(d, cur, ctx);
+  observeReleased(d.metrics, provider, pp);
 }
 
 const SHOW_DELETING_AFTER_MS = 1000;
+
+/** A phase that reads as "nothing is happening" while the PeerPod is being deleted. */
+function staleWhileDeleting(pp: PeerPod): boolean {
+  const phase = pp.status?.phase;
+  return phase === undefined || phase === 'Unowned';
+}
 
 /** Whether `p` is still pending after `ms` (its outcome is left to the caller's own await). */
 async function slowerThan(p: Promise<unknown>, ms: number): Promise<boolean> {

@@ -4,9 +4,12 @@
 // to write the PeerPod) it is deleted, or only reported in dry-run mode.
 //
 // Safety: a VM is a candidate only when no PeerPod in the synced cache names it, and the candidates
-// are re-checked against a fresh list from the API server before anything is deleted.
+// are re-checked against a fresh list from the API server before anything is deleted. A PeerPod whose
+// create is in progress (or being retried by the create-retry guard) names its VM by the name the
+// adaptor asks for, so the sweep never deletes the current attempt; a failed attempt's VM is the
+// adaptor's to delete, and the sweep's once the PeerPod is gone.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Namespaces } from '../../../runtime/index.ts';
+import { Namespaces, getControllerOf } from '../../../runtime/index.ts';
 import type {
   EventRecorder,
   KubeClient,
@@ -15,9 +18,9 @@ import type {
   Runnable,
   SharedInformer,
 } from '../../../runtime/index.ts';
-import { CLUSTER_UID_TAG, ProviderUnavailableError } from '../../providers/index.ts';
+import { CLUSTER_UID_TAG, ProviderUnavailableError, generateInstanceName } from '../../providers/index.ts';
 import type { CredentialSource, Instance } from '../../providers/index.ts';
-import { PeerPods } from '../../api/index.ts';
+import { PeerPods, createInProgress } from '../../api/index.ts';
 import type { PeerPod } from '../../api/index.ts';
 import type { PeerPodMetrics } from './metrics.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -157,12 +160,19 @@ export class OrphanSweeper implements Runnable {
   }
 }
 
-/** The instance IDs PeerPods name; a VM is named by its ID (or its name, for providers whose ID is the name). */
+/**
+ * The instance IDs PeerPods name; a VM is named by its ID (or its name, for providers whose ID is
+ * the name). A PeerPod whose create is in progress (the adaptor may be between the create and the
+ * write of its ID, or retrying) names its VM by the deterministic name the adaptor asks for:
+ * `podvm-<pod>-<pod UID[:8]>` (the pod UID is the adaptor's sandbox ID).
+ */
 function namesOf(peerPods: readonly PeerPod[]): Set<string> {
   const out = new Set<string>();
   for (const pp of peerPods) {
     const id = pp.spec?.instanceID?.trim();
     if (id) out.add(id);
+    const owner = getControllerOf(pp);
+    if (owner && createInProgress(pp)) out.add(generateInstanceName(owner.name, owner.uid));
   }
   return out;
 }

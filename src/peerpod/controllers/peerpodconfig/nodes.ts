@@ -19,11 +19,6 @@ export function ownerOf(node: KubeObject): string | undefined {
   return node.metadata.annotations?.[OWNER_ANNOTATION];
 }
 
-/** RFC 6901 escaping: `kata.peerpods.io/vm` becomes `kata.peerpods.io~1vm`. */
-function pointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 export function advertised(node: NodeObject, resource: string): { capacity?: string; allocatable?: string } {
   return { capacity: node.status?.capacity?.[resource], allocatable: node.status?.allocatable?.[resource] };
 }
@@ -66,10 +61,13 @@ export async function withdraw(
   signal: AbortSignal,
 ): Promise<void> {
   const name = node.metadata.name as string;
-  const ops = (['capacity', 'allocatable'] as const)
-    .filter((f) => node.status?.[f]?.[resource] !== undefined)
-    .map((f) => ({ op: 'remove', path: `/status/${f}/${pointer(resource)}` }));
-  if (ops.length > 0) await client.patch(Nodes, name, undefined, ops, 'json', { subresource: 'status', signal });
+  const fields = (['capacity', 'allocatable'] as const).filter((f) => node.status?.[f]?.[resource] !== undefined);
+  if (fields.length > 0) {
+    // A merge patch with null takes out our key only, and is a no-op where a newer status lacks it
+    // (a JSON patch `remove` of a key the kubelet's re-registration dropped would fail).
+    const status = Object.fromEntries(fields.map((f) => [f, { [resource]: null }]));
+    await client.patch(Nodes, name, undefined, { status }, 'merge', { subresource: 'status', signal });
+  }
   if (ownerOf(node) !== undefined) {
     await client.patch(Nodes, name, undefined, { metadata: { annotations: { [OWNER_ANNOTATION]: null } } }, 'merge', {
       signal,

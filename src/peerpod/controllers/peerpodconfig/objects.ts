@@ -160,6 +160,9 @@ export function webhookDeployment(cfg: PeerPodConfig, opts: ResolvedOptions, w: 
                 `--cert-dir=${WEBHOOK_CERT_DIR}`,
                 `--health-probe-bind-address=:${WEBHOOK_PROBE_PORT}`,
                 `--drop-resources=${w.dropResources}`,
+                // Only when set, so the Deployment of a config without them stays as it was.
+                ...(cfg.spec.maxVcpus !== undefined ? [`--max-vcpus=${cfg.spec.maxVcpus}`] : []),
+                ...(cfg.spec.maxMemory !== undefined ? [`--max-memory=${cfg.spec.maxMemory}`] : []),
               ],
               env: [
                 { name: 'TARGET_RUNTIMECLASS', value: w.targetRuntimeClass },

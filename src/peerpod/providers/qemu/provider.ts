@@ -2,7 +2,7 @@
 // no guest network), controlled over QMP, remembered in a state directory.
 //
 // Config keys (ours; upstream has no such provider):
-//   QEMU_STATE_DIR        records, logs, QMP sockets (default $PEERPODS_STATE_DIR/qemu, else .peerpods/qemu)
+//   QEMU_STATE_DIR        records, logs, pidfiles, QMP sockets (default $PEERPODS_STATE_DIR/qemu, else .peerpods/qemu)
 //   QEMU_BINARY           default qemu-system-x86_64
 //   QEMU_DEFAULT_VCPUS    used when the request says 0 (default 1)
 //   QEMU_DEFAULT_MEMORY   MiB, used when the request says 0 (default 128)
@@ -22,7 +22,7 @@ import { matchesTags } from '../tags.ts';
 import type { CloudProvider, CreateInstanceRequest, Instance } from '../types.ts';
 import { fakeIp } from './fake-ip.ts';
 import { StateStore, UUID_RE, type VmRecord } from './state.ts';
-import { isVmProcess, spawnVm, stopVm, vmProcessState, waitQmpReady } from './vm-process.ts';
+import { isVmProcess, pidFromFile, spawnVm, stopVm, vmProcessState, waitQmpReady } from './vm-process.ts';
 
 /** A VM's process as found now: `starting` while the launched process does not show QEMU's command line yet. */
 interface VmProcess {
@@ -106,7 +106,7 @@ export class QemuProvider implements CloudProvider {
       await this.store.write(rec);
       const started = Date.now();
       try {
-        const launched = await spawnVm({ binary: this.binary, ...rec });
+        const launched = await spawnVm({ binary: this.binary, ...rec, pidFile: this.store.pidFilePath(uuid) });
         rec.pid = launched.pid;
         rec.pidStartTime = launched.startTime;
         await this.store.write(rec);
@@ -124,13 +124,14 @@ export class QemuProvider implements CloudProvider {
     });
   }
 
-  async deleteInstance(id: string): Promise<void> {
+  async deleteInstance(id: string): Promise<boolean> {
     if (!UUID_RE.test(id)) throw new InvalidInstanceIdError('qemu', id, 'a VM UUID');
-    await this.ids.run(id, async () => {
+    return this.ids.run(id, async () => {
       const rec = await this.store.read(id);
       const vm = rec ?? { uuid: id, qmpSocket: await this.store.socketPath(id), pid: null };
-      await this.stopProcesses(vm, this.stopTimeoutMs);
+      const stopped = await this.stopProcesses(vm, this.stopTimeoutMs);
       await this.store.remove(rec ?? { uuid: id });
+      return rec !== undefined || stopped > 0;
     });
   }
 
@@ -170,12 +171,13 @@ export class QemuProvider implements CloudProvider {
 
   /**
    * The record's process: the one launched for it (by PID and start time, even while it execs or
-   * is a wrapper), else one re-found by command line (a restart, a record without a start time).
+   * is a wrapper), else the one QEMU's pidfile names, else one re-found by command line (a VM
+   * started before pidfiles, a pidfile removed).
    */
   private async processOf(rec: VmRecord): Promise<VmProcess | undefined> {
     const state = await vmProcessState({ pid: rec.pid, startTime: rec.pidStartTime }, rec);
     if (state !== 'gone' && rec.pid !== null) return { pid: rec.pid, state };
-    const [pid] = await this.findPids(rec);
+    const pid = (await pidFromFile(this.store.pidFilePath(rec.uuid), rec)) ?? (await this.findPids(rec))[0];
     return pid === undefined ? undefined : { pid, state: 'vm' };
   }
 
@@ -187,11 +189,18 @@ export class QemuProvider implements CloudProvider {
     return out;
   }
 
-  /** A wrapper that forked QEMU (instead of exec'ing it) is not the VM: remember QEMU's own PID. */
+  /**
+   * Once QEMU is up, the VM's PID is the one QEMU wrote to its pidfile, whatever launched it: a
+   * wrapper that forked QEMU (instead of exec'ing it) is not the VM. Without a pidfile, the
+   * launched process if it became QEMU, else one found by command line.
+   */
   private async recordQemuPid(rec: VmRecord): Promise<void> {
-    if ((await vmProcessState({ pid: rec.pid, startTime: rec.pidStartTime }, rec)) === 'vm') return;
-    const [pid] = await this.findPids(rec);
-    if (pid === undefined) return;
+    let pid = await pidFromFile(this.store.pidFilePath(rec.uuid), rec);
+    if (pid === undefined) {
+      if ((await vmProcessState({ pid: rec.pid, startTime: rec.pidStartTime }, rec)) === 'vm') return;
+      [pid] = await this.findPids(rec);
+    }
+    if (pid === undefined || pid === rec.pid) return;
     rec.pid = pid;
     rec.pidStartTime = (await liveProcessStat(pid))?.startTime;
     await this.store.write(rec);
@@ -204,7 +213,7 @@ export class QemuProvider implements CloudProvider {
   private async stopProcesses(
     vm: Pick<VmRecord, 'uuid' | 'qmpSocket' | 'pid' | 'pidStartTime'> & { name?: string },
     quitTimeoutMs: number,
-  ): Promise<void> {
+  ): Promise<number> {
     const timeouts = { quitTimeoutMs, killTimeoutMs: this.stopTimeoutMs };
     const launched = { pid: vm.pid, startTime: vm.pidStartTime };
     const targets =
@@ -214,6 +223,7 @@ export class QemuProvider implements CloudProvider {
       const how = await stopVm(target, vm, timeouts);
       this.log.info({ id: vm.uuid, name: vm.name, pid: target.pid, how }, 'VM stopped');
     }
+    return targets.length;
   }
 
   private async findLiveByName(name: string): Promise<VmRecord | undefined> {

@@ -46,6 +46,11 @@ export class StateStore {
     return path.join(this.dir, `${uuid}.log`);
   }
 
+  /** Where QEMU writes its own PID once it is up (`-pidfile`). */
+  pidFilePath(uuid: string): string {
+    return path.join(this.dir, `${uuid}.pid`);
+  }
+
   /**
    * `<dir>/<uuid>.qmp`, unless that is too long for a unix socket address (deep test directories);
    * then a per-state-dir directory under the system temp dir.
@@ -103,6 +108,7 @@ export class StateStore {
     await rm(this.recordPath(rec.uuid), { force: true });
     await rm(rec.qmpSocket ?? (await this.socketPath(rec.uuid)), { force: true });
     await rm(rec.logFile ?? this.logPath(rec.uuid), { force: true });
+    await rm(this.pidFilePath(rec.uuid), { force: true });
   }
 }
 

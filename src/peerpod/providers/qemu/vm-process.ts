@@ -15,6 +15,8 @@ export interface VmSpec {
   memoryMiB: number;
   qmpSocket: string;
   logFile: string;
+  /** QEMU writes its PID here once it is up, whatever launched it. */
+  pidFile: string;
 }
 
 export function qemuArgs(spec: VmSpec): string[] {
@@ -40,6 +42,8 @@ export function qemuArgs(spec: VmSpec): string[] {
     String(spec.vcpus),
     '-qmp',
     `unix:${sock},server=on,wait=off`,
+    '-pidfile',
+    spec.pidFile,
   ];
 }
 
@@ -95,6 +99,22 @@ export async function vmProcessState(
   if (!stat || (startTime !== undefined && stat.startTime !== startTime)) return 'gone';
   if (await isVmProcess(pid, vm)) return 'vm';
   return startTime !== undefined ? 'starting' : 'gone';
+}
+
+/**
+ * The PID QEMU wrote to its pidfile, if that process still is the VM's (a pidfile outlives a
+ * SIGKILLed QEMU, and its PID may be reused): undefined when there is no such file or process.
+ */
+export async function pidFromFile(file: string, vm: Pick<VmRecord, 'uuid' | 'qmpSocket'>): Promise<number | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (!/^\d+\s*$/.test(text)) return undefined;
+  const pid = Number.parseInt(text, 10);
+  return (await isVmProcess(pid, vm)) ? pid : undefined;
 }
 
 export async function logTail(file: string, bytes = 2000): Promise<string> {
