@@ -2,3 +2,5 @@
 export { isObject, cloneJson, hasKey, presentKeys } from './values.ts';
 export { deepEqual, semanticEqual, semanticEqualEmptyAsAbsent } from './equal.ts';
 export { goJsonSyntaxError } from './go-syntax-error.ts';
+export { parseJsonKeepingFloatLiterals, floatLiteralsOf } from './float-literals.ts';
+export { escapePointerToken, unescapePointerToken } from './pointer.ts';

@@ -6,7 +6,7 @@
 // - array indices are parsed like strconv.Atoi: "+1" and "01" both mean 1.
 import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 import { getKey } from './json-tree.ts';
-import { isObject } from '../../apimachinery/json/index.ts';
+import { isObject, unescapePointerToken } from '../../apimachinery/json/index.ts';
 
 export type Container = JsonObject | JsonValue[];
 
@@ -19,11 +19,7 @@ export interface Target {
 }
 
 export function splitPointer(path: string): string[] {
-  return path.split('/').map(decodeToken);
-}
-
-function decodeToken(token: string): string {
-  return token.replaceAll('~1', '/').replaceAll('~0', '~');
+  return path.split('/').map(unescapePointerToken);
 }
 
 /** strconv.Atoi, limited to what a JSON array can be indexed with. */

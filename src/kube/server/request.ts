@@ -4,6 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { badRequest, StatusError, unsupportedMediaType } from '../../apimachinery/errors/index.ts';
+import { parseJsonKeepingFloatLiterals } from '../../apimachinery/json/index.ts';
 import {
   jsonSyntaxMessage,
   UndecodableBody,
@@ -162,7 +163,7 @@ export function decodeBody(
   let value: unknown;
   if (format === 'json') {
     try {
-      value = JSON.parse(text);
+      value = parseJsonKeepingFloatLiterals(text);
     } catch {
       throw new UndecodableBody(versionKindParseMessage(text));
     }

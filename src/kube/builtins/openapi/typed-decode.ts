@@ -14,7 +14,7 @@
 // - 'apply': structured-merge-diff's typed conversion of an apply configuration
 //   (`.data.k: expected string, got &value.valueUnstructured{Value:5}`), every error reported.
 import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
-import { isObject } from '../../../apimachinery/json/index.ts';
+import { escapePointerToken, floatLiteralsOf, isObject } from '../../../apimachinery/json/index.ts';
 import { quantityFromJSON, QuantityError } from '../../../apimachinery/quantity/quantity.ts';
 import { compareStrings, goBase64Error, goFloat, goNumber, goQuote } from '../../../apimachinery/strings/index.ts';
 import { BUILTIN_MODELS, builtinModel } from './index.ts';
@@ -41,8 +41,9 @@ export function decodeErrors(
 ): string[] {
   const found: Found[] = [];
   const model = builtinModel(group, version, kind);
-  const walker = new Walker(flavour, found);
-  walker.struct(model.schema, obj, { struct: kind, stack: [], smd: '' }, kind, 0);
+  // Only encoding/json sees the body's text; the other decoders get numbers as values.
+  const walker = new Walker(flavour, found, flavour === 'json' ? floatLiteralsOf(obj) : undefined);
+  walker.struct(model.schema, obj, { struct: kind, stack: [], smd: '', ptr: '' }, kind, 0);
   if (found.length === 0) return [];
   if (flavour === 'apply') return found.map((f) => f.message);
   return [(found.find((f) => f.abort) ?? found[0]).message];
@@ -59,6 +60,8 @@ interface At {
   struct: string;
   stack: string[];
   smd: string;
+  /** JSON pointer of the value in the body (where a float literal is looked up). */
+  ptr: string;
 }
 
 function resolve(s: Schema): { node?: Schema; model?: string } {
@@ -125,9 +128,12 @@ function inlineStructName(holder: string): string {
   return INLINE_STRUCTS[holder] ?? capitalize(holder.slice(holder.indexOf('.') + 1));
 }
 
-/** The JSON value as encoding/json names it in "cannot unmarshal X" (with the literal for integers). */
-function jsonDescription(v: JsonValue, intTarget: boolean): string {
-  if (typeof v === 'number') return intTarget ? `number ${numberLiteral(v)}` : 'number';
+/**
+ * The JSON value as encoding/json names it in "cannot unmarshal X" (with the literal for integers:
+ * as written when the body had a fraction or exponent, which JSON.parse forgets).
+ */
+function jsonDescription(v: JsonValue, intTarget: boolean, literal?: string): string {
+  if (typeof v === 'number') return intTarget ? `number ${literal ?? numberLiteral(v)}` : 'number';
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';
   return Array.isArray(v) ? 'array' : 'object';
@@ -190,6 +196,8 @@ class Walker {
   constructor(
     private readonly flavour: DecodeFlavour,
     private readonly found: Found[],
+    /** The body's numbers written with a fraction or exponent, by JSON pointer (float-literals.ts). */
+    private readonly floats?: ReadonlyMap<string, string>,
   ) {}
 
   private report(message: string, abort: boolean): void {
@@ -200,10 +208,16 @@ class Walker {
 
   private typeError(at: At, v: JsonValue, goType: string, intTarget: boolean, abort = false): void {
     const field = [at.struct, ...at.stack].join('.');
+    const literal = this.floats?.get(at.ptr);
     this.report(
-      `json: cannot unmarshal ${jsonDescription(v, intTarget)} into Go struct field ${field} of type ${goType}`,
+      `json: cannot unmarshal ${jsonDescription(v, intTarget, literal)} into Go struct field ${field} of type ${goType}`,
       abort,
     );
+  }
+
+  /** An integer field given a number written with a fraction or exponent (`2.0`, `1e3`). */
+  private floatLiteralForInt(at: At): boolean {
+    return this.floats?.has(at.ptr) ?? false;
   }
 
   private applyError(at: At, message: string): void {
@@ -262,7 +276,12 @@ class Walker {
       if (depth === 0 && (k === 'apiVersion' || k === 'kind')) continue;
       const child = asSchema(props[k]);
       if (!child) continue;
-      const next: At = { struct: name, stack: [...at.stack, k], smd: `${at.smd}.${k}` };
+      const next: At = {
+        struct: name,
+        stack: [...at.stack, k],
+        smd: `${at.smd}.${k}`,
+        ptr: `${at.ptr}/${escapePointerToken(k)}`,
+      };
       this.visit(child, v[k], next, `${name}.${k}`, depth + 1);
     }
   }
@@ -277,7 +296,13 @@ class Walker {
     for (const [k, x] of Object.entries(v)) {
       if (this.done) return;
       // encoding/json does not put map keys on its field stack.
-      this.visit(value, x, { ...at, smd: `${at.smd}.${k}` }, holder, depth + 1);
+      this.visit(
+        value,
+        x,
+        { ...at, smd: `${at.smd}.${k}`, ptr: `${at.ptr}/${escapePointerToken(k)}` },
+        holder,
+        depth + 1,
+      );
     }
   }
 
@@ -294,14 +319,15 @@ class Walker {
     const listType = node['x-kubernetes-list-type'];
     v.forEach((item, i) => {
       if (this.done) return;
-      this.visit(items, item, { ...at, smd: at.smd + itemElement(listType, keys, item, i) }, holder, depth + 1);
+      const next = { ...at, smd: at.smd + itemElement(listType, keys, item, i), ptr: `${at.ptr}/${i}` };
+      this.visit(items, item, next, holder, depth + 1);
     });
   }
 
   private scalar(kind: ScalarKind, v: JsonValue, at: At, goType: string): void {
     const intTarget = kind === 'int32' || kind === 'int64';
     if (this.flavour === 'json') {
-      if (!fitsJson(kind, v)) this.typeError(at, v, goType, intTarget);
+      if (!fitsJson(kind, v) || (intTarget && this.floatLiteralForInt(at))) this.typeError(at, v, goType, intTarget);
       return;
     }
     if (this.flavour === 'unstructured') {
@@ -349,7 +375,8 @@ class Walker {
 
   /** intstr.IntOrString's UnmarshalJSON: a string, or json.Unmarshal into its int32. */
   private intOrString(v: JsonValue, at: At): void {
-    if (this.flavour === 'apply' || typeof v === 'string' || fitsJson('int32', v)) return;
+    const float = this.flavour === 'json' && this.floatLiteralForInt(at);
+    if (this.flavour === 'apply' || typeof v === 'string' || (fitsJson('int32', v) && !float)) return;
     if (this.flavour === 'json') this.typeError(at, v, 'int32', true, true);
     else this.report(`json: cannot unmarshal ${jsonDescription(v, true)} into Go value of type int32`, true);
   }

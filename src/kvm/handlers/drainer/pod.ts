@@ -25,6 +25,7 @@ import {
 import type { KvmDeps } from '../../deps.ts';
 import { apiEndpoint } from '../../key.ts';
 import { Annotations } from '../../api/labels.ts';
+import { escapePointerToken } from '../../../apimachinery/json/index.ts';
 import {
   apiEndpointOfPod,
   clusterIdOfPod,
@@ -101,7 +102,7 @@ export function drainedAnnotationPatch(pod: Pod): unknown[] {
   const set = pod.metadata.annotations
     ? {
         op: 'add',
-        path: `/metadata/annotations/${Annotations.drained.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        path: `/metadata/annotations/${escapePointerToken(Annotations.drained)}`,
         value: 'True',
       }
     : { op: 'add', path: '/metadata/annotations', value: { [Annotations.drained]: 'True' } };
