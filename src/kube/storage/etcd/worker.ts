@@ -304,12 +304,17 @@ async function handle(req: WorkerRequest): Promise<WorkerResponse> {
     case 'drain':
       return { ok: true, events: take() };
     case 'compact':
-      await client.kv.compact({ revision: req.revision });
+      // Already compacted further (by the periodic compaction or another server) is as good.
+      await client.kv.compact({ revision: req.revision }).catch((err: Error) => {
+        if (!/compacted/.test(err.message)) throw err;
+      });
       return { ok: true, events: take() };
     case 'close':
       closing = true;
       if (compactionTimer) clearTimeout(compactionTimer);
       await watcher?.cancel().catch(() => undefined);
+      // This server's barrier key goes with it (a killed server leaves one small key behind).
+      await client.kv.deleteRange({ key: enc(barrierKey) }).catch(() => undefined);
       client.close();
       return { ok: true, events: take() };
   }
