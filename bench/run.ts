@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods|start|fault-campaign|storage|bounds]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -20,6 +20,8 @@ import { runFaultCampaignBench } from './fault-campaign.ts';
 import type { FaultCampaignResults } from './fault-campaign.ts';
 import { RECOVERY_TARGET_SECONDS, runStorageBench } from './storage.ts';
 import type { StorageResults } from './storage.ts';
+import { runAdaptorUpgradeBench } from './adaptor-upgrade.ts';
+import type { AdaptorUpgradeResults } from './adaptor-upgrade.ts';
 
 const onlyIdx = process.argv.indexOf('--only');
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
@@ -34,6 +36,7 @@ const PARTS = [
   'fault-campaign',
   'storage',
   'bounds',
+  'adaptor-upgrade',
 ];
 if (only !== undefined && !PARTS.includes(only)) {
   console.error(`usage: npm run bench [-- --only ${PARTS.join('|')}]`);
@@ -61,6 +64,7 @@ let start: StartResults | undefined;
 let bounds: Partial<BoundsResults> | undefined;
 let faultCampaign: FaultCampaignResults | undefined;
 let storage: StorageResults | undefined;
+let adaptorUpgrade: AdaptorUpgradeResults | undefined;
 const wants = (part: string): boolean => only === undefined || only === part;
 if (wants('apiserver')) apiserver = await runApiserver(log);
 if (wants('runtime')) runtime = await runRuntime(log);
@@ -95,6 +99,12 @@ if (wants('storage')) {
   storage = await runStorageBench(log);
 }
 if (wants('bounds')) bounds = await runBounds(log);
+if (wants('adaptor-upgrade')) {
+  log(
+    'adaptor-upgrade: 50 running peer pods while the adaptor DaemonSet rolls to a new image, then an adaptor SIGKILLed',
+  );
+  adaptorUpgrade = await runAdaptorUpgradeBench(log);
+}
 const seconds = (nowMs() - t0) / 1000;
 
 interface Row {
@@ -315,6 +325,36 @@ if (storage) {
   });
 }
 
+if (adaptorUpgrade) {
+  const a = adaptorUpgrade;
+  const u = a.upgrade;
+  const k = a.sigkill;
+  const evidence = (f: typeof u | typeof k): string =>
+    `${f.podWrites} pod writes, ${f.peerPodChanges} PeerPods changed, ${f.vmsCreated} VMs created, ${f.vmsDeleted} deleted (cloud ledger)` +
+    (f.disruptedDetails.length ? `; ${f.disruptedDetails.join('; ')}` : '');
+  rows.push({
+    figure: `adaptor-upgrade: peer pods disrupted while the adaptor DaemonSet rolls (${a.pods} running pods, ${a.nodes} nodes)`,
+    value: `${u.disruptedPods} of ${a.pods}`,
+    reference: evidence(u),
+    target: '0',
+    status: status(u.disruptedPods === 0 && u.podWrites === 0 && u.vmsCreated === 0 && u.vmsDeleted === 0),
+  });
+  rows.push({
+    figure: 'adaptor-upgrade: rolling update duration (template changed → every node a new Ready adaptor)',
+    value: `${u.rolloutSeconds} s`,
+    reference: `${u.adaptorsReplaced} adaptors replaced, maxUnavailable 1; ${u.triggerToDoneSeconds} s from the controller's --adaptor-image change; ${a.pods} pods Running in ${a.podsRunningSeconds} s before`,
+    target: '—',
+    status: '—',
+  });
+  rows.push({
+    figure: 'adaptor-upgrade: peer pods disrupted by an adaptor SIGKILL',
+    value: `${k.disruptedPods} of ${a.pods}`,
+    reference: `back Ready in the same pod in ${k.restartedReadySeconds} s; ${evidence(k)}`,
+    target: '0',
+    status: status(k.disruptedPods === 0 && k.podWrites === 0 && k.vmsCreated === 0 && k.vmsDeleted === 0),
+  });
+}
+
 if (bounds?.patch) {
   const p = bounds.patch;
   rows.push({
@@ -350,6 +390,7 @@ const results = {
   bounds,
   storage,
   faultCampaign,
+  adaptorUpgrade,
   table: rows,
 };
 const outDir = join(BENCH_DIR, 'results');

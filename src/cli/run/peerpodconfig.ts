@@ -5,12 +5,13 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import {
   DEFAULT_ADAPTOR_IMAGE,
+  DEFAULT_CAPACITY_RECHECK_MS,
   DEFAULT_WEBHOOK_IMAGE,
   setupPeerPodConfigController,
   webhook,
 } from '../../peerpod/index.ts';
 import { operatorManager, runCommand } from './operator.ts';
-import { healthProbeOption, parsePositiveInt } from '../options.ts';
+import { durationOption, healthProbeOption, parsePositiveInt } from '../options.ts';
 
 /** Its own Lease: it may run beside the PeerPod controller, which holds upstream's ID. */
 export const PEERPODCONFIG_LEADER_ELECTION_ID = 'peerpodconfig.confidentialcontainers.org';
@@ -24,6 +25,8 @@ export interface RunPeerPodConfigOptions {
   webhook: boolean;
   webhookImage: string;
   maxConcurrentReconciles: number;
+  capacity: boolean;
+  capacityRecheckInterval: number;
   leaderElect?: boolean;
   healthProbeBindAddress: { host: string; port: number } | false;
 }
@@ -46,6 +49,7 @@ export async function runPeerPodConfigController(o: RunPeerPodConfigOptions): Pr
     deployAdaptor: o.deployAdaptor,
     webhook: o.webhook ? { image: o.webhookImage } : false,
     maxConcurrentReconciles: o.maxConcurrentReconciles,
+    capacity: o.capacity ? { recheckMs: o.capacityRecheckInterval } : false,
   });
   logger.info(
     { server: client.server, namespace, webhook: o.webhook, deployAdaptor: o.deployAdaptor },
@@ -74,6 +78,14 @@ export function registerPeerPodConfigCommand(program: Command): void {
     .option('--no-webhook', 'do not deploy the webhook (someone else does, e.g. a Helm chart)')
     .option('--webhook-image <ref>', 'image running `peerpods run webhook`', DEFAULT_WEBHOOK_IMAGE)
     .option('--max-concurrent-reconciles <n>', 'workers', parsePositiveInt, 1)
+    .option('--no-capacity', "advertise the configured limit without asking what the provider's host or quota holds")
+    .addOption(
+      durationOption(
+        '--capacity-recheck-interval <duration>',
+        "how often the provider's capacity is asked again",
+        DEFAULT_CAPACITY_RECHECK_MS,
+      ),
+    )
     .option('--leader-elect', `elect a leader through the Lease ${PEERPODCONFIG_LEADER_ELECTION_ID}`)
     .addOption(healthProbeOption('peerpodconfig-controller'))
     .action(runPeerPodConfigController);

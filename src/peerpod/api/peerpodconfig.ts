@@ -37,6 +37,12 @@ export const PeerPodConfigConditions = {
   AdaptorDeployed: 'AdaptorDeployed',
   /** The webhook Deployment, Service, certificate Secret and MutatingWebhookConfiguration match. */
   WebhookDeployed: 'WebhookDeployed',
+  /**
+   * True when the provider cannot hold the configured limit, so less is advertised (reason
+   * HostMemory, HostCPU or Quota; the message has the numbers); False when it can (WithinCapacity)
+   * or cannot tell (CapacityUnknown). Not part of Ready: a capped config works as intended.
+   */
+  CapacityLimited: 'CapacityLimited',
   /** All of the above. */
   Ready: 'Ready',
 } as const;
@@ -151,6 +157,15 @@ export const peerPodConfigStatusSchema = s.object({
   observedGeneration: s.integer({ minimum: 0 }),
   nodes: s.integer({ minimum: 0, description: 'Selected nodes.' }),
   totalVMs: s.integer({ minimum: 0, description: 'Sum of the allocation.' }),
+  configuredLimit: s.integer({
+    minimum: 0,
+    description: 'Pod VMs the spec allows on the selected nodes (limit, or limitPerNode times the nodes).',
+  }),
+  effectiveLimit: s.integer({
+    minimum: 0,
+    description:
+      'Pod VMs advertised: the configured limit, or less when the provider cannot hold it (condition CapacityLimited).',
+  }),
   allocation: s.array(allocationSchema, { listType: 'map', mapKeys: ['node'] }),
   conditions: s.array(conditionSchema, { listType: 'map', mapKeys: ['type'] }),
 });

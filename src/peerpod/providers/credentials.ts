@@ -55,11 +55,7 @@ export class InformerCredentials implements CredentialSource {
   }
 
   configFor(provider: string): Record<string, string> {
-    const flat: Record<string, string> = { ...this.configMap()?.data };
-    const secret = this.secret();
-    for (const [k, v] of Object.entries(secret?.data ?? {})) flat[k] = Buffer.from(v, 'base64').toString('utf8');
-    for (const [k, v] of Object.entries(secret?.stringData ?? {})) flat[k] = v;
-    return scopeToProvider(flat, provider);
+    return scopeToProvider(flatSettings(this.configMap(), this.secret()), provider);
   }
 
   private configMap(): DataObject | undefined {
@@ -69,6 +65,17 @@ export class InformerCredentials implements CredentialSource {
   private secret(): DataObject | undefined {
     return this.informers.secrets.get(this.namespace, this.names.secret);
   }
+}
+
+/** The ConfigMap's keys, overridden by the Secret's (decoded), as upstream's `envFrom` order. */
+export function flatSettings(
+  configMap: DataObject | undefined,
+  secret: DataObject | undefined,
+): Record<string, string> {
+  const flat: Record<string, string> = { ...configMap?.data };
+  for (const [k, v] of Object.entries(secret?.data ?? {})) flat[k] = Buffer.from(v, 'base64').toString('utf8');
+  for (const [k, v] of Object.entries(secret?.stringData ?? {})) flat[k] = v;
+  return flat;
 }
 
 /** Plain keys, overridden by `<provider>.KEY`; keys prefixed for other providers are dropped. */

@@ -2,6 +2,8 @@
 // only (their classes are exported as types), so importing this module never loads a cloud SDK.
 export type { CloudProvider, CreateInstanceRequest, Instance } from './types.ts';
 export { CLUSTER_UID_TAG } from './types.ts';
+export { DEFAULT_CPU_ALLOCATION_RATIO, hostCapacity, readHostResources, unknownCapacity } from './capacity.ts';
+export type { CapacityReason, CapacityRequest, HostResources, ProviderCapacity } from './capacity.ts';
 export {
   InstanceNotFoundError,
   InvalidInstanceIdError,
@@ -17,7 +19,7 @@ export { createProvider, isKnownProvider, KNOWN_PROVIDERS } from './registry.ts'
 export type { ProviderName, ProviderOptions } from './registry.ts';
 export { LiveProviderCache, ProviderUnavailableError } from './live-cache.ts';
 export type { LiveProviderCacheOptions, ProviderFactory, ProviderProblem } from './live-cache.ts';
-export { InformerCredentials, credentialRules, nameScope, scopeToProvider } from './credentials.ts';
+export { InformerCredentials, credentialRules, flatSettings, nameScope, scopeToProvider } from './credentials.ts';
 export type { CredentialInformers, CredentialSource, DataObject } from './credentials.ts';
 export { generateInstanceName, isPodVmName, MAX_INSTANCE_NAME_LENGTH, POD_VM_NAME_PREFIX } from './naming.ts';
 export { matchesTags } from './tags.ts';

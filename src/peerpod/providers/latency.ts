@@ -5,6 +5,8 @@
 // (peer-pods-cm), so every process building the provider from it gets the same latency:
 //   PROVIDER_CREATE_LATENCY_MS  the create call returns this long after the VM was made
 //   PROVIDER_DELETE_LATENCY_MS  the delete call waits this long before the VM is deleted
+import { unknownCapacity } from './capacity.ts';
+import type { CapacityRequest, ProviderCapacity } from './capacity.ts';
 import { ConfigCheck, get, isNonNegativeInt, parseNonNegativeInt } from './config.ts';
 import type { CloudProvider, CreateInstanceRequest, Instance } from './types.ts';
 import { delay } from './wait.ts';
@@ -62,6 +64,10 @@ class DelayedProvider implements CloudProvider {
 
   verifyConfig(): Promise<void> {
     return this.inner.verifyConfig();
+  }
+
+  capacity(size: CapacityRequest): Promise<ProviderCapacity> {
+    return this.inner.capacity?.(size) ?? Promise.resolve(unknownCapacity(`${this.name} cannot tell its capacity`));
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import { ProviderError, QuotaExceededError, InvalidInstanceIdError } from './err
 import { KeyedLock } from './keyed-lock.ts';
 import { generateInstanceName } from './naming.ts';
 import { matchesTags } from './tags.ts';
+import type { CapacityRequest, ProviderCapacity } from './capacity.ts';
 import type { CloudProvider, CreateInstanceRequest, Instance } from './types.ts';
 import { delay } from './wait.ts';
 import { get, parseNonNegativeInt, ConfigCheck } from './config.ts';
@@ -206,6 +207,17 @@ export class SimulatedProvider implements CloudProvider {
   }
 
   async verifyConfig(): Promise<void> {}
+
+  /** SIMULATED_MAX_INSTANCES is its quota: every VM counts one, whatever its size. */
+  async capacity(_size: CapacityRequest): Promise<ProviderCapacity> {
+    const max = this.options.maxInstances;
+    if (max === undefined) {
+      return { available: undefined, reason: 'Unknown', message: 'no SIMULATED_MAX_INSTANCES: no quota' };
+    }
+    const used = this.vms.size;
+    const available = Math.max(0, max - used);
+    return { available, reason: 'Quota', message: `${used} of ${max} simulated instances in use: ${available} more` };
+  }
 
   private async call<T>(op: SimulatedOp, fn: () => Promise<T>): Promise<T> {
     this.stats.calls[op]++;

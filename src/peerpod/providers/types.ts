@@ -12,6 +12,9 @@
 // - A create that made a VM but could not finish (no IP yet, ...) throws PartialCreateError carrying
 //   the instance, where Go returns both the instance and an error.
 // - Create adopts an existing VM with the same name, so a retried create never makes two VMs.
+// - `capacity` (optional) says how many more VMs fit, from the host or the cloud's quota, so the
+//   advertised node capacity never promises what the provider cannot hold (CAA#1847).
+import type { CapacityRequest, ProviderCapacity } from './capacity.ts';
 
 export interface CreateInstanceRequest {
   podName: string;
@@ -56,6 +59,11 @@ export interface CloudProvider {
   listInstances(tags: Record<string, string>): Promise<Instance[]>;
   /** Throws ProviderConfigError naming every missing or invalid setting. Never creates anything. */
   verifyConfig(): Promise<void>;
+  /**
+   * How many more VMs of `size` (0s: the configured default) fit now, and why; absent or
+   * `available: undefined` when the provider cannot tell. VMs already running are not included.
+   */
+  capacity?(size: CapacityRequest): Promise<ProviderCapacity>;
   close?(): Promise<void>;
 }
 

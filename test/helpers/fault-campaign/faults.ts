@@ -87,7 +87,7 @@ export async function injectFault(client: KubeClient, f: Fault, nodes: string[])
 }
 
 /** The processes of a pod's containers (the kubelet gives them the pod's directory), less its VMs. */
-function containerProcesses(podUid: string): number[] {
+export function containerProcesses(podUid: string): number[] {
   return processesMentioning(`/pods/${podUid}/`).filter((pid) => {
     try {
       return !readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('-qmp');

@@ -11,6 +11,10 @@ import { matchesSelector, spreadVms } from './spread.ts';
 
 export interface CapacityResult {
   allocation: Array<{ node: string; vms: number }>;
+  /** VMs the spec allows on the eligible nodes. */
+  configured: number;
+  /** VMs advertised: `configured`, or the provider's hold when smaller. */
+  effective: number;
   /** "node: message" per failed node. */
   failures: string[];
   /** Nodes claimed by another PeerPodConfig and so left alone. */
@@ -32,10 +36,12 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** `hold`: the VMs the provider can hold in all (undefined: unknown, the spec alone decides). */
 export async function syncCapacity(
   deps: CapacityDeps,
   cfg: PeerPodConfig,
   signal: AbortSignal,
+  hold?: number,
 ): Promise<CapacityResult> {
   const me = ownerKey(cfg);
   const selector = cfg.spec.nodeSelector ?? DEFAULT_NODE_SELECTOR;
@@ -51,10 +57,12 @@ export async function syncCapacity(
     return true;
   });
   const limit = parseLimit(cfg.spec.limit);
-  const shares = spreadVms(
-    eligible.map((n) => n.metadata.name as string),
-    limit !== undefined ? { limit } : { perNode: cfg.spec.limitPerNode ?? 0 },
-  );
+  const names = eligible.map((n) => n.metadata.name as string);
+  let shares = spreadVms(names, limit !== undefined ? { limit } : { perNode: cfg.spec.limitPerNode ?? 0 });
+  const configured = [...shares.values()].reduce((a, b) => a + b, 0);
+  // What the provider can hold is spread like a cluster-wide limit, whichever form the spec uses.
+  if (hold !== undefined && hold < configured) shares = spreadVms(names, { limit: hold });
+  const effective = Math.min(configured, hold ?? configured);
   const failures: string[] = [];
   const changed: string[] = [];
   for (const node of eligible) {
@@ -80,7 +88,7 @@ export async function syncCapacity(
     }
   }
   const allocation = [...shares].map(([node, vms]) => ({ node, vms }));
-  return { allocation, failures, contested, changed };
+  return { allocation, configured, effective, failures, contested, changed };
 }
 
 /** Takes the resource off every node this PeerPodConfig claimed (on delete). */

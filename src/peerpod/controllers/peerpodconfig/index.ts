@@ -10,6 +10,7 @@ import {
   Nodes,
   Secrets,
   Services,
+  runnableFunc,
 } from '../../../runtime/index.ts';
 import type { Controller, KubeObject, Manager, Predicate, Request } from '../../../runtime/index.ts';
 import { PeerPodConfigs } from '../../api/peerpodconfig.ts';
@@ -30,6 +31,8 @@ import {
 } from './objects.ts';
 import { CONTROLLER_NAME, resolveOptions } from './options.ts';
 import type { PeerPodConfigControllerOptions, ResolvedOptions } from './options.ts';
+import { LimitEvents } from './capacity-condition.ts';
+import { ProviderCapacityProbe } from './provider-capacity.ts';
 import { peerPodConfigReconciler } from './reconciler.ts';
 
 export interface PeerPodConfigController {
@@ -70,6 +73,19 @@ export function setupPeerPodConfigController(
   const nodes = manager.informerFor<NodeObject>(Nodes);
   const metrics = peerPodConfigMetrics(manager.metricsRegistry);
   const events = manager.getEventRecorder(`${CONTROLLER_NAME}-controller`);
+  const log = manager.logger.child({ controller: CONTROLLER_NAME });
+  const capacityProbe = opts.capacity ? new ProviderCapacityProbe(manager.client, opts.capacity, log) : undefined;
+  if (capacityProbe) {
+    manager.add(
+      runnableFunc(
+        async (signal) => {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          await capacityProbe.close();
+        },
+        { needLeaderElection: false, name: 'peerpodconfig-capacity-providers' },
+      ),
+    );
+  }
   const managed = (name: string) => ({
     scope: {
       labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}`,
@@ -124,7 +140,8 @@ export function setupPeerPodConfigController(
         clock: manager.clock,
         events,
         metrics,
-        log: manager.logger.child({ controller: CONTROLLER_NAME }),
+        log,
+        ...(capacityProbe ? { capacityProbe, limitEvents: new LimitEvents(events) } : {}),
       }),
     );
   return { controller, options: opts };
@@ -138,7 +155,8 @@ export {
   DEFAULT_EXCLUDED_NAMESPACES,
   DEFAULT_WEBHOOK_IMAGE,
 } from './options.ts';
-export type { PeerPodConfigControllerOptions, WebhookDeployOptions } from './options.ts';
+export { DEFAULT_CAPACITY_RECHECK_MS } from './options.ts';
+export type { CapacityOptions, PeerPodConfigControllerOptions, WebhookDeployOptions } from './options.ts';
 export {
   ADAPTOR_DAEMONSET,
   WEBHOOK_DEPLOYMENT,

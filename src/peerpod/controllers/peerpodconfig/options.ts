@@ -1,5 +1,6 @@
 // Every tunable of the PeerPodConfig controller and its default, in one place.
 import type { RateLimiter } from '../../../runtime/index.ts';
+import type { ProviderFactory, ProviderOptions } from '../../providers/index.ts';
 import { DEFAULT_EXTENDED_RESOURCE, DEFAULT_RUNTIME_CLASS } from '../../webhook/mutate.ts';
 import type { DropMode } from '../../webhook/mutate.ts';
 
@@ -34,6 +35,24 @@ export interface WebhookDeployOptions {
   renewFraction?: number;
 }
 
+/** Default capacity re-evaluation period: host memory and quotas move without any API event. */
+export const DEFAULT_CAPACITY_RECHECK_MS = 60_000;
+
+export interface CapacityOptions {
+  /** How often the provider's capacity is asked again (at least 1 s). Default 1 min. */
+  recheckMs?: number;
+  /** Per-provider knobs passed to createProvider (test transports, qemu state dir, ...). */
+  providerOptions?: ProviderOptions;
+  /** Replaces createProvider (tests). */
+  providerFactory?: ProviderFactory;
+}
+
+export interface ResolvedCapacityOptions {
+  recheckMs: number;
+  providerOptions: ProviderOptions;
+  providerFactory: ProviderFactory | undefined;
+}
+
 export interface PeerPodConfigControllerOptions {
   /**
    * Honour only the PeerPodConfigs of this namespace, and watch only it (with the objects they
@@ -55,6 +74,12 @@ export interface PeerPodConfigControllerOptions {
   rateLimiter?: RateLimiter;
   /** The longest requeueAfter (certificate renewal is often months away; timers are not). Default 12 h. */
   maxRequeueMs?: number;
+  /**
+   * Cap the advertised VMs by what the provider (CLOUD_PROVIDER in the config's ConfigMap) can hold:
+   * the host's memory and CPUs for qemu/libvirt, the quota for clouds that report it. false: the
+   * configured limit only. Default: on, re-evaluated every minute.
+   */
+  capacity?: CapacityOptions | false;
 }
 
 export interface ResolvedWebhookOptions extends Required<Omit<WebhookDeployOptions, 'excludedNamespaces'>> {
@@ -71,6 +96,7 @@ export interface ResolvedOptions {
   maxConcurrentReconciles: number;
   rateLimiter: RateLimiter | undefined;
   maxRequeueMs: number;
+  capacity: ResolvedCapacityOptions | false;
 }
 
 export function resolveOptions(o: PeerPodConfigControllerOptions = {}): ResolvedOptions {
@@ -98,5 +124,14 @@ export function resolveOptions(o: PeerPodConfigControllerOptions = {}): Resolved
     maxConcurrentReconciles: o.maxConcurrentReconciles ?? 1,
     rateLimiter: o.rateLimiter,
     maxRequeueMs: o.maxRequeueMs ?? 12 * 3_600_000,
+    capacity:
+      o.capacity === false
+        ? false
+        : {
+            // A recheck is a reconcile: never a busy loop.
+            recheckMs: Math.max(1000, o.capacity?.recheckMs ?? DEFAULT_CAPACITY_RECHECK_MS),
+            providerOptions: o.capacity?.providerOptions ?? {},
+            providerFactory: o.capacity?.providerFactory,
+          },
   };
 }

@@ -18,6 +18,9 @@
 //   DaemonSet, the webhook Deployment, Service and certificate Secret (the garbage collector deletes them).
 // - events create/patch: on the PeerPodConfig.
 // - leases: its leader-election Lease.
+// Not granted (yet): get of the provider's ConfigMap/Secret and of namespace kube-system, which the
+// capacity evaluation (provider-capacity.ts) reads; refused, it reports CapacityUnknown and the
+// configured limit stands.
 import { eventRecorderRules, leaderElectionRules } from '../../../runtime/index.ts';
 import type { ComponentRules, PolicyRule } from '../../../runtime/index.ts';
 import { GROUP } from '../../api/index.ts';

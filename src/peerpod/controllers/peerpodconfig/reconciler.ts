@@ -16,11 +16,14 @@ import type {
 import { PEERPODCONFIG_FINALIZER, PeerPodConfigConditions as C, PeerPodConfigs } from '../../api/peerpodconfig.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
 import type { CapacityDeps } from './capacity.ts';
+import { capacityCondition } from './capacity-condition.ts';
+import type { LimitEvents } from './capacity-condition.ts';
 import { cleanupConfig } from './cleanup.ts';
 import type { PeerPodConfigMetrics } from './metrics.ts';
 import type { ResolvedOptions } from './options.ts';
+import type { ProviderCapacityProbe } from './provider-capacity.ts';
 import { Stages, adaptorStage, capacityStage, webhookStage } from './stages.ts';
-import type { Allocation } from './stages.ts';
+import type { CapacityReport } from './stages.ts';
 
 export interface ReconcilerDeps extends CapacityDeps {
   client: KubeClient;
@@ -29,13 +32,21 @@ export interface ReconcilerDeps extends CapacityDeps {
   events: Recorder;
   metrics: PeerPodConfigMetrics;
   log: Logger;
+  /** Asks the provider what it can hold; absent when capacity evaluation is off. */
+  capacityProbe?: ProviderCapacityProbe;
+  /** Announces changes of the effective limit; with capacityProbe. */
+  limitEvents?: LimitEvents;
 }
 
 export function peerPodConfigReconciler(deps: ReconcilerDeps): ObjectReconcileFunc<PeerPodConfig> {
   return (cfg, ctx) =>
     finalizer({ client: deps.client, type: PeerPodConfigs, name: PEERPODCONFIG_FINALIZER, signal: ctx.signal }, cfg, {
       apply: (live) => applyConfig(deps, live, ctx),
-      cleanup: (deleting) => cleanupConfig(deps, deleting, ctx.signal),
+      cleanup: async (deleting) => {
+        await cleanupConfig(deps, deleting, ctx.signal);
+        await deps.capacityProbe?.forget(deleting);
+        deps.limitEvents?.forget(deleting);
+      },
     });
 }
 
@@ -45,20 +56,20 @@ async function applyConfig(
   ctx: ReconcileContext,
 ): Promise<ReconcileResult | void> {
   const stages = new Stages(deps, cfg, ctx.log);
-  let allocation: Allocation[] = [];
-  await stages.run(C.CapacityAdvertised, 'capacity', () =>
-    capacityStage(deps, cfg, ctx.signal, (a) => (allocation = a)),
-  );
+  let capacity: CapacityReport | undefined;
+  await stages.run(C.CapacityAdvertised, 'capacity', () => capacityStage(deps, cfg, ctx.signal, (r) => (capacity = r)));
   await stages.run(C.AdaptorDeployed, 'adaptor', () => adaptorStage(deps, cfg, ctx.signal));
   let requeueAfter: number | undefined;
   await stages.run(C.WebhookDeployed, 'webhook', () =>
     webhookStage(deps, cfg, ctx.signal, (ms) => (requeueAfter = ms)),
   );
-  await writeStatus(deps, cfg, stages, allocation, ctx.signal);
+  await writeStatus(deps, cfg, stages, capacity, ctx.signal);
   if (stages.failed.length > 0) {
     const { namespace, name } = cfg.metadata;
     throw new Error(`PeerPodConfig ${namespace}/${name}: failed stages: ${stages.failed.join(', ')}`);
   }
+  // Host memory and quotas change without an API event: ask again after a while.
+  if (deps.opts.capacity) requeueAfter = Math.min(requeueAfter ?? Infinity, deps.opts.capacity.recheckMs);
   return requeueAfter !== undefined ? { requeueAfter } : undefined;
 }
 
@@ -66,12 +77,17 @@ async function writeStatus(
   deps: ReconcilerDeps,
   cfg: PeerPodConfig,
   stages: Stages,
-  allocation: Allocation[],
+  capacity: CapacityReport | undefined,
   signal: AbortSignal,
 ): Promise<void> {
   const gen = cfg.metadata.generation;
-  const conditions = [...stages.conditions, stages.readyCondition()];
+  const allocation = capacity?.allocation ?? [];
+  const limited = capacity && capacityCondition(capacity.decision, cfg);
+  const conditions = [...stages.conditions, ...(limited ? [limited] : []), stages.readyCondition()];
   const totalVMs = allocation.reduce((a, b) => a + b.vms, 0);
+  const limits = capacity
+    ? { configuredLimit: capacity.decision.configured, effectiveLimit: capacity.decision.effective }
+    : {};
   await patchStatus(
     deps.client,
     PeerPodConfigs,
@@ -83,6 +99,7 @@ async function writeStatus(
         ...(gen !== undefined ? { observedGeneration: gen } : {}),
         nodes: allocation.length,
         totalVMs,
+        ...limits,
         allocation,
       };
       for (const c of conditions) setStatusCondition(draft, c, deps.clock.now());

@@ -12,6 +12,7 @@ import type { ConditionInput, Logger } from '../../../runtime/index.ts';
 import { PeerPodConfigConditions as C } from '../../api/peerpodconfig.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
 import { syncCapacity } from './capacity.ts';
+import type { LimitDecision } from './capacity-condition.ts';
 import { ensure } from './ensure.ts';
 import { adaptorDaemonSet, mutatingWebhookConfiguration, webhookDeployment, webhookService } from './objects.ts';
 import type { ReconcilerDeps } from './reconciler.ts';
@@ -71,16 +72,27 @@ export class Stages {
   }
 }
 
-/** The extended resource on the selected nodes; `allocated` gets the spread even when some nodes failed. */
+export interface CapacityReport {
+  allocation: Allocation[];
+  decision: LimitDecision;
+}
+
+/**
+ * The extended resource on the selected nodes, capped by what the provider can hold; `report` gets
+ * the spread (even when some nodes failed) and the limits behind it.
+ */
 export async function capacityStage(
   deps: ReconcilerDeps,
   cfg: PeerPodConfig,
   signal: AbortSignal,
-  allocated: (allocation: Allocation[]) => void,
+  report: (r: CapacityReport) => void,
 ): Promise<string> {
   const { events } = deps;
-  const r = await syncCapacity(deps, cfg, signal);
-  allocated(r.allocation);
+  const hold = deps.capacityProbe ? await deps.capacityProbe.evaluate(cfg, signal) : undefined;
+  const r = await syncCapacity(deps, cfg, signal, hold?.hold);
+  const decision: LimitDecision = { configured: r.configured, effective: r.effective, hold };
+  report({ allocation: r.allocation, decision });
+  deps.limitEvents?.record(cfg, decision);
   if (r.changed.length > 0) {
     events.normal(cfg, 'CapacityUpdated', `${deps.opts.extendedResource}: ${r.changed.join(', ')}`);
   }

@@ -15,6 +15,7 @@ import type {
 import type { TokenCredential } from '@azure/identity';
 import type { HttpClient } from '@azure/core-rest-pipeline';
 import type * as RestPipeline from '@azure/core-rest-pipeline';
+import type { CapacityRequest, ProviderCapacity } from '../capacity.ts';
 import { selectInstanceType, type ProviderConfig } from '../config.ts';
 import {
   InvalidInstanceIdError,
@@ -169,6 +170,47 @@ export class AzureProvider implements CloudProvider {
 
   async verifyConfig(): Promise<void> {
     checkAzureConfig(this.config).throwIfAny();
+  }
+
+  /**
+   * The subscription's regional quota (Compute usage.list(location)): the VM count and the regional
+   * vCPUs, the latter divided by the vCPUs of the VM size (vmSizes of the region). Per-family vCPU
+   * quotas would need the size's family (resource SKUs) and are not read.
+   */
+  async capacity(req: CapacityRequest): Promise<ProviderCapacity> {
+    const s = this.settings;
+    const size = selectInstanceType('azure', req.instanceType, s.sizes, s.size);
+    const free = new Map<string, { current: number; limit: number }>();
+    let cores: number | undefined;
+    try {
+      for await (const u of this.client.usage.list(s.region)) {
+        if (u.name.value) free.set(u.name.value, { current: u.currentValue, limit: u.limit });
+      }
+      for await (const vmSize of this.client.virtualMachineSizes.list(s.region)) {
+        if (vmSize.name === size) cores = vmSize.numberOfCores;
+      }
+    } catch (err) {
+      throw mapError('usage.list', err);
+    }
+    const parts: Array<{ available: number; text: string }> = [];
+    const vms = free.get('virtualMachines');
+    if (vms) {
+      const n = Math.max(0, vms.limit - vms.current);
+      parts.push({ available: n, text: `virtualMachines ${vms.current}/${vms.limit} used in ${s.region}: ${n} more` });
+    }
+    const regional = free.get('cores');
+    if (regional && cores) {
+      const n = Math.max(0, Math.floor((regional.limit - regional.current) / cores));
+      parts.push({
+        available: n,
+        text: `cores ${regional.current}/${regional.limit} used in ${s.region}, ${cores} per ${size}: ${n} more`,
+      });
+    }
+    if (parts.length === 0) {
+      return { available: undefined, reason: 'Unknown', message: `no VM or vCPU quota reported for ${s.region}` };
+    }
+    parts.sort((a, b) => a.available - b.available);
+    return { available: parts[0].available, reason: 'Quota', message: parts.map((p) => p.text).join('; ') };
   }
 
   private lroOptions(): { updateIntervalInMs?: number } {

@@ -19,6 +19,8 @@ import {
   parseNonNegativeInt,
   type ProviderConfig,
 } from '../config.ts';
+import { localHostCapacity, sizeOrDefault, unknownCapacity } from '../capacity.ts';
+import type { CapacityRequest, ProviderCapacity } from '../capacity.ts';
 import { InvalidInstanceIdError, PartialCreateError, ProviderError } from '../errors.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import { defaultLogger, type Logger } from '../log.ts';
@@ -37,6 +39,8 @@ import { Virsh, VirshError } from './virsh.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NONE = 'none';
+/** Upstream's LIBVIRT_CPU and LIBVIRT_MEMORY defaults. */
+const DEFAULT_SIZE = { vcpus: 2, memoryMiB: 8192 };
 
 export interface LibvirtProviderOptions {
   logger?: Logger;
@@ -88,8 +92,7 @@ export class LibvirtProvider implements CloudProvider {
         name,
         uuid,
         domainType: await this.detectDomainType(),
-        vcpus: req.vcpus > 0 ? req.vcpus : parseNonNegativeInt(get(this.config, 'LIBVIRT_CPU')) || 2,
-        memoryMiB: req.memoryMiB > 0 ? req.memoryMiB : parseNonNegativeInt(get(this.config, 'LIBVIRT_MEMORY')) || 8192,
+        ...sizeOrDefault(req, this.config, { vcpus: 'LIBVIRT_CPU', memoryMiB: 'LIBVIRT_MEMORY' }, DEFAULT_SIZE),
         cpuset: get(this.config, 'LIBVIRT_CPUSET') || undefined,
         cpuMode: get(this.config, 'LIBVIRT_CPU_MODE') || undefined,
         firmware: get(this.config, 'LIBVIRT_EFI_FIRMWARE') || undefined,
@@ -142,6 +145,16 @@ export class LibvirtProvider implements CloudProvider {
     return found
       .filter((i): i is Instance => i !== undefined)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  /** This host's free memory and CPUs when libvirtd is local; a remote one's are not read here. */
+  async capacity(req: CapacityRequest): Promise<ProviderCapacity> {
+    const uri = get(this.config, 'LIBVIRT_URI', 'qemu:///system');
+    if (!/^qemu:\/\/\/(system|session)$/.test(uri)) {
+      return unknownCapacity(`libvirt at ${uri} is not on this host; its capacity is not read`);
+    }
+    const size = sizeOrDefault(req, this.config, { vcpus: 'LIBVIRT_CPU', memoryMiB: 'LIBVIRT_MEMORY' }, DEFAULT_SIZE);
+    return localHostCapacity(size, this.config);
   }
 
   async verifyConfig(): Promise<void> {

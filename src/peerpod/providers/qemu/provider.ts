@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { localHostCapacity, type CapacityRequest, type ProviderCapacity } from '../capacity.ts';
 import { ConfigCheck, get, isNonNegativeInt, parseNonNegativeInt, type ProviderConfig } from '../config.ts';
 import { InvalidInstanceIdError, ProviderError } from '../errors.ts';
 import { KeyedLock } from '../keyed-lock.ts';
@@ -149,6 +150,15 @@ export class QemuProvider implements CloudProvider {
       if (matchesTags(rec.tags, tags)) out.push(toInstance(rec, proc.state === 'vm' ? 'running' : 'starting'));
     }
     return out.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  /** Every VM runs on this host: its free memory and CPUs against the VM size. */
+  capacity(req: CapacityRequest): Promise<ProviderCapacity> {
+    const size = {
+      vcpus: req.vcpus > 0 ? req.vcpus : this.defaultVcpus,
+      memoryMiB: req.memoryMiB > 0 ? req.memoryMiB : this.defaultMemoryMiB,
+    };
+    return localHostCapacity(size, this.config);
   }
 
   async verifyConfig(): Promise<void> {
