@@ -18,14 +18,8 @@ import {
 import type { KubeObject } from '../../../src/apimachinery/meta/index.ts';
 import { startTestEtcd } from '../../helpers/etcd.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { cm, key } from './fixtures.ts';
 
-const cm = (name: string, data = '1'): KubeObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default' },
-  data: { v: data },
-});
-const key = (name: string) => `/core/configmaps/default/${name}`;
 const CMS = '/core/configmaps/';
 
 function open(t: { after(fn: () => unknown): void }, options: EtcdStorageOptions): EtcdStorage {

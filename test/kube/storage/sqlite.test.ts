@@ -23,14 +23,7 @@ import {
 } from '../../../src/kube/storage/index.ts';
 import type { KubeObject } from '../../../src/apimachinery/meta/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
-
-const cm = (name: string, data = '1'): KubeObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default' },
-  data: { v: data },
-});
-const key = (name: string) => `/core/configmaps/default/${name}`;
+import { cm, key } from './fixtures.ts';
 
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'peerpods-sqlite-'));
