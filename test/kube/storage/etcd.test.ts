@@ -8,6 +8,7 @@ import { Etcd3 } from 'etcd3';
 import {
   EtcdStorage,
   EtcdStorageError,
+  LocalEtcd,
   KeyExistsError,
   KeyNotFoundError,
   RevisionCompactedError,
@@ -245,6 +246,48 @@ test(
     ]);
   },
 );
+
+test(
+  'healthy (readyz) is false while etcd is away and true once the watch is back',
+  { timeout: 180_000 },
+  async (t) => {
+    const test = await startTestEtcd(t);
+    const port = Number(new URL(test.etcd.endpoint).port);
+    const s = open(t, { endpoints: [test.etcd.endpoint], rewatchDelayMs: 200 });
+    assert.equal(s.healthy(), true);
+    await test.etcd.stop();
+    await waitFor(() => !s.healthy(), 'the store to notice etcd is gone', 30_000, 50);
+    // Back on the same data and port; the helper stops it with the test.
+    test.etcd = await LocalEtcd.start({ dir: test.dir, port });
+    await waitFor(() => s.healthy(), 'the watch to be back', 60_000, 50);
+    s.create(key('after'), cm('after'));
+  },
+);
+
+test('etcd history is compacted every interval, keeping the last interval', { timeout: 120_000 }, async (t) => {
+  const { etcd } = await startTestEtcd(t);
+  const s = open(t, { endpoints: [etcd.endpoint], compactionIntervalMs: 300 });
+  const first = s.create(key('a'), cm('a'));
+  s.update(key('a'), cm('a', '2'), first.revision);
+  const client = etcdClient(t, etcd.endpoint);
+  const at = (revision: number) =>
+    client.kv.range({ key: Buffer.from('/registry/core/configmaps/default/a'), revision });
+  // Two intervals later the revision seen at the first one is compacted; the newest stays readable.
+  await waitFor(
+    async () =>
+      at(first.revision).then(
+        () => false,
+        (err: Error) => /compacted/.test(err.message),
+      ),
+    'the periodic compaction',
+    30_000,
+    100,
+  );
+  // The current state is untouched.
+  const now = await client.kv.range({ key: Buffer.from('/registry/core/configmaps/default/a') });
+  assert.equal(JSON.parse(now.kvs[0].value.toString()).data.v, '2');
+  assert.ok(Number((await client.get('compact_rev_key').string()) ?? 0) >= first.revision);
+});
 
 test('an etcd that does not answer fails the open with a message naming it', { timeout: 60_000 }, () => {
   assert.throws(

@@ -11,8 +11,8 @@
 // Custom resources are unstructured (map[string]interface{}), so every level's keys are sorted.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:https';
 import { startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
+import { call } from '../../../helpers/https.ts';
 import { kubectl } from '../../../helpers/kubectl.ts';
 import { runPython } from '../../../helpers/python.ts';
 import { get } from '../../server/openapi/http.ts';
@@ -731,26 +731,13 @@ function postRaw(cp: TestCluster, path: string, body: string): Promise<{ code: n
   return sendRaw(cp, 'POST', path, body);
 }
 
-function sendRaw(cp: TestCluster, method: string, path: string, body: string): Promise<{ code: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${cp.url}${path}`,
-      {
-        method,
-        ca: cp.caPem,
-        headers: {
-          Authorization: `Bearer ${cp.token}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => resolve({ code: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+/** The exact bytes a request gets back (the order is what is tested, so the text, not parsed JSON). */
+async function sendRaw(
+  cp: TestCluster,
+  method: string,
+  path: string,
+  body: string,
+): Promise<{ code: number; body: string }> {
+  const r = await call(cp, method, path, Buffer.from(body));
+  return { code: r.code, body: r.text };
 }
