@@ -4,16 +4,14 @@
 // it to tell an attempt in progress (its VM is about to be recorded) from an abandoned one.
 // Annotations, not spec/status fields: upstream's PeerPod schema has no room for them, and a
 // PeerPod the Go adaptor writes simply has none.
-import type { PeerPod } from './peerpod.ts';
+import { PeerPodAnnotations, type PeerPod } from './peerpod.ts';
 
-/** Consecutive failed creates of the pod's VM since the last one that worked. */
-export const CREATE_FAILURES_ANNOTATION = 'peerpods.io/create-failures';
-/** RFC 3339 time (milliseconds) before which no new create starts. */
-export const CREATE_RETRY_AT_ANNOTATION = 'peerpods.io/create-retry-at';
-/** `"true"` once the adaptor stopped retrying; the pod carries the VMCreateFailed condition. */
-export const CREATE_GAVE_UP_ANNOTATION = 'peerpods.io/create-gave-up';
-/** The provider's error of the last failed create, as the Warning event and the pod condition name it. */
-export const CREATE_LAST_ERROR_ANNOTATION = 'peerpods.io/create-last-error';
+const {
+  createFailures: CREATE_FAILURES_ANNOTATION,
+  createRetryAt: CREATE_RETRY_AT_ANNOTATION,
+  createGaveUp: CREATE_GAVE_UP_ANNOTATION,
+  createLastError: CREATE_LAST_ERROR_ANNOTATION,
+} = PeerPodAnnotations;
 
 const KEYS = [
   CREATE_FAILURES_ANNOTATION,

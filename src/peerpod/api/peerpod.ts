@@ -31,6 +31,14 @@ export const PeerPodAnnotations = {
   ip: 'peerpods.io/ip',
   /** The size the pod asked for: `<vCPUs>/<memory>Mi` (`default` for a part left to the provider), or the machine type. */
   vmSize: 'peerpods.io/vm-size',
+  /** Consecutive failed creates of the pod's VM since the last one that worked (the create-retry guard). */
+  createFailures: 'peerpods.io/create-failures',
+  /** RFC 3339 time (milliseconds) before which no new create starts. */
+  createRetryAt: 'peerpods.io/create-retry-at',
+  /** `"true"` once the adaptor stopped retrying; the pod carries the VMCreateFailed condition. */
+  createGaveUp: 'peerpods.io/create-gave-up',
+  /** The provider's error of the last failed create, as the Warning event and the pod condition name it. */
+  createLastError: 'peerpods.io/create-last-error',
 } as const;
 
 export const PHASES = ['Active', 'Deleting', 'DeleteFailed', 'Unowned'] as const;

@@ -10,11 +10,7 @@ import { KubeClient, Manager, Pods, silentLogger } from '../../../src/runtime/in
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { POD_UID_TAG } from '../../../src/peerpod/adaptor/index.ts';
 import type { AdaptorOptions } from '../../../src/peerpod/adaptor/index.ts';
-import {
-  CREATE_FAILURES_ANNOTATION,
-  CREATE_GAVE_UP_ANNOTATION,
-  CREATE_RETRY_AT_ANNOTATION,
-} from '../../../src/peerpod/api/index.ts';
+import { PeerPodAnnotations } from '../../../src/peerpod/api/index.ts';
 import { SimulatedProvider } from '../../../src/peerpod/providers/index.ts';
 import type { Instance, SimulatedChange } from '../../../src/peerpod/providers/index.ts';
 import { setupPeerPodController } from '../../../src/peerpod/controllers/index.ts';
@@ -172,9 +168,9 @@ describe('create-retry guard (simulated cloud)', { timeout: 180_000 }, () => {
 
     const [pp] = await peerPodsOf(env, pod);
     assert.equal(pp.spec?.instanceID ?? '', '', 'no VM recorded');
-    assert.equal(pp.metadata.annotations?.[CREATE_FAILURES_ANNOTATION], String(RETRY.maxAttempts));
-    assert.equal(pp.metadata.annotations?.[CREATE_GAVE_UP_ANNOTATION], 'true');
-    assert.equal(pp.metadata.annotations?.[CREATE_RETRY_AT_ANNOTATION], undefined);
+    assert.equal(pp.metadata.annotations?.[PeerPodAnnotations.createFailures], String(RETRY.maxAttempts));
+    assert.equal(pp.metadata.annotations?.[PeerPodAnnotations.createGaveUp], 'true');
+    assert.equal(pp.metadata.annotations?.[PeerPodAnnotations.createRetryAt], undefined);
 
     // Creates stop: a reconcile of the pod (any update) cleans up, and creates nothing.
     const creates = cloud.stats.calls.create;
@@ -193,7 +189,7 @@ describe('create-retry guard (simulated cloud)', { timeout: 180_000 }, () => {
     assert.equal(vmsOf(pod).length, 1);
     const [pp] = await peerPodsOf(env, pod);
     assert.equal(pp.spec?.instanceID, vmsOf(pod)[0].id);
-    assert.equal(pp.metadata.annotations?.[CREATE_FAILURES_ANNOTATION], undefined);
+    assert.equal(pp.metadata.annotations?.[PeerPodAnnotations.createFailures], undefined);
 
     for (const p of [pod, gaveUp as KubeObject]) await env.client.delete(Pods, p.metadata.name as string, 'default');
     await eventually(async () => !(await getPod(env, pod)) && !(await getPod(env, gaveUp as KubeObject)), {
@@ -250,7 +246,7 @@ describe('create-retry guard (simulated cloud)', { timeout: 180_000 }, () => {
         id: vm.id,
         swept: result.deleted,
         exists: cloud.snapshot().some((v) => v.id === vm.id),
-        failures: pp.metadata.annotations?.[CREATE_FAILURES_ANNOTATION],
+        failures: pp.metadata.annotations?.[PeerPodAnnotations.createFailures],
       });
     };
     try {
@@ -288,7 +284,7 @@ describe('create-retry guard (simulated cloud)', { timeout: 180_000 }, () => {
     try {
       const pod = await createPod(env, { name: 'restarted' });
       await eventually(
-        async () => (await peerPodsOf(env, pod))[0]?.metadata.annotations?.[CREATE_FAILURES_ANNOTATION] === '2',
+        async () => (await peerPodsOf(env, pod))[0]?.metadata.annotations?.[PeerPodAnnotations.createFailures] === '2',
         { timeoutMs: 20_000, what: 'two failed creates' },
       );
       await adaptors?.stop();

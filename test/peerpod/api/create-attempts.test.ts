@@ -3,10 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  CREATE_FAILURES_ANNOTATION,
-  CREATE_GAVE_UP_ANNOTATION,
-  CREATE_LAST_ERROR_ANNOTATION,
-  CREATE_RETRY_AT_ANNOTATION,
+  PeerPodAnnotations,
   clearCreateAttempts,
   createAttemptsAnnotations,
   createAttemptsOf,
@@ -24,10 +21,10 @@ describe('create attempts on a PeerPod', () => {
     const retryAt = new Date('2026-11-26T03:00:00.250Z');
     const written = createAttemptsAnnotations({ failures: 2, retryAt, gaveUp: false, lastError: 'boom' });
     assert.deepEqual(written, {
-      [CREATE_FAILURES_ANNOTATION]: '2',
-      [CREATE_RETRY_AT_ANNOTATION]: '2026-11-26T03:00:00.250Z',
-      [CREATE_GAVE_UP_ANNOTATION]: null,
-      [CREATE_LAST_ERROR_ANNOTATION]: 'boom',
+      [PeerPodAnnotations.createFailures]: '2',
+      [PeerPodAnnotations.createRetryAt]: '2026-11-26T03:00:00.250Z',
+      [PeerPodAnnotations.createGaveUp]: null,
+      [PeerPodAnnotations.createLastError]: 'boom',
     });
     const pp = peerPod(written);
     assert.deepEqual(createAttemptsOf(pp), { failures: 2, retryAt, gaveUp: false, lastError: 'boom' });
@@ -36,14 +33,16 @@ describe('create attempts on a PeerPod', () => {
 
   it('a given-up record drops the retry time and is no create in progress', () => {
     const written = createAttemptsAnnotations({ failures: 5, retryAt: new Date(), gaveUp: true, lastError: 'x' });
-    assert.equal(written[CREATE_RETRY_AT_ANNOTATION], null);
-    assert.equal(written[CREATE_GAVE_UP_ANNOTATION], 'true');
+    assert.equal(written[PeerPodAnnotations.createRetryAt], null);
+    assert.equal(written[PeerPodAnnotations.createGaveUp], 'true');
     assert.equal(createInProgress(peerPod(written)), false);
   });
 
   it('reads garbage as no record, and only a live PeerPod without an instance is in progress', () => {
     assert.deepEqual(
-      createAttemptsOf(peerPod({ [CREATE_FAILURES_ANNOTATION]: '-3', [CREATE_RETRY_AT_ANNOTATION]: 'soon' })),
+      createAttemptsOf(
+        peerPod({ [PeerPodAnnotations.createFailures]: '-3', [PeerPodAnnotations.createRetryAt]: 'soon' }),
+      ),
       {
         failures: 0,
         gaveUp: false,
@@ -58,10 +57,14 @@ describe('create attempts on a PeerPod', () => {
   });
 
   it('clears exactly the keys present', () => {
-    const pp = peerPod({ [CREATE_FAILURES_ANNOTATION]: '1', [CREATE_LAST_ERROR_ANNOTATION]: 'e', other: 'kept' });
+    const pp = peerPod({
+      [PeerPodAnnotations.createFailures]: '1',
+      [PeerPodAnnotations.createLastError]: 'e',
+      other: 'kept',
+    });
     assert.deepEqual(clearCreateAttempts(pp), {
-      [CREATE_FAILURES_ANNOTATION]: null,
-      [CREATE_LAST_ERROR_ANNOTATION]: null,
+      [PeerPodAnnotations.createFailures]: null,
+      [PeerPodAnnotations.createLastError]: null,
     });
     assert.deepEqual(clearCreateAttempts(peerPod({ other: 'kept' })), {});
   });
