@@ -2,7 +2,7 @@
 // resourceVersion/resourceVersionMatch semantics. The result is assembled from stored JSON text
 // so a large list is never re-serialized.
 import { badRequest, StatusError } from '../../apimachinery/errors/index.ts';
-import { RevisionCompactedError, type Storage, type StoredObject } from '../storage/storage.ts';
+import { RevisionCompactedError, type Page, type Storage, type StoredObject } from '../storage/storage.ts';
 import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import { listPrefix, splitKey } from './keys.ts';
 import type { ResourceDef } from './resource.ts';
@@ -67,8 +67,7 @@ export function listObjects(
   const prefix = listPrefix(def, namespace);
   const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
   let revision = storage.currentRevision();
-  let start = '';
-  let items: StoredObject[];
+  let after: string | undefined;
 
   if (opts.continueToken) {
     if (opts.resourceVersion !== undefined && opts.resourceVersion !== '') {
@@ -76,17 +75,10 @@ export function listObjects(
     }
     const token = decodeContinue(opts.continueToken);
     revision = token.rv;
-    start = token.start;
-    try {
-      items = storage.listAt(prefix, revision);
-    } catch (e) {
-      if (e instanceof RevisionCompactedError) throw expiredContinue();
-      throw e;
-    }
+    after = token.start || undefined;
   } else {
     const rv = opts.resourceVersion;
     // The combinations were checked by validateListOptions (list-options.ts) before.
-    const match = opts.resourceVersionMatch;
     if (rv !== undefined && rv !== '' && rv !== '0') {
       const wanted = parseRevision(rv);
       if (wanted > revision) {
@@ -95,40 +87,50 @@ export function listObjects(
           retryAfterSeconds: 1,
         });
       }
-      if (match === 'Exact') {
-        try {
-          items = storage.listAt(prefix, wanted);
-        } catch (e) {
-          if (e instanceof RevisionCompactedError) {
-            throw new StatusError(410, 'Expired', `too old resource version: ${wanted} (${e.oldest})`);
-          }
-          throw e;
-        }
-        revision = wanted;
-      } else {
-        items = storage.list(prefix);
-      }
-    } else {
-      items = storage.list(prefix);
+      if (opts.resourceVersionMatch === 'Exact') revision = wanted;
     }
   }
 
-  const out: StoredObject[] = [];
-  let continueToken: string | undefined;
-  let remaining = 0;
-  for (const item of items) {
-    if (start && item.key <= start) continue;
-    if (!opts.filter.matchesStored(def, item, splitKey(def, item.key))) continue;
-    if (limit !== undefined && out.length >= limit) {
-      remaining++;
-      continue;
+  const read = (from: string | undefined, count: number | undefined): Page => {
+    try {
+      return storage.listPage(prefix, { revision, after: from, limit: count });
+    } catch (e) {
+      if (!(e instanceof RevisionCompactedError)) throw e;
+      if (opts.continueToken) throw expiredContinue();
+      throw new StatusError(410, 'Expired', `too old resource version: ${revision} (${e.oldest})`);
     }
-    out.push(item);
+  };
+  const matches = (item: StoredObject): boolean => opts.filter.matchesStored(def, item, splitKey(def, item.key));
+  const result: ListResult = { revision, items: [] };
+
+  if (opts.filter.isEverything) {
+    const page = read(after, limit);
+    result.items = page.items;
+    if (limit !== undefined && page.remaining > 0) {
+      // As kube's store, remainingItemCount only when nothing is filtered out.
+      result.remainingItemCount = page.remaining;
+      result.continueToken = encodeContinue(revision, page.items[page.items.length - 1].key);
+    }
+    return result;
   }
-  if (limit !== undefined && remaining > 0) {
-    continueToken = encodeContinue(revision, out[out.length - 1].key);
+  // A selector: read in chunks (as kube's store does from etcd) until the page is full, then
+  // look on for one more match, so that a token is given only when a later object matches and
+  // a paged client never ends on an empty page. Counting under a selector would mean matching
+  // every later object on every page, so there is no remainingItemCount (nor has kube one).
+  const chunk = Math.max(limit ?? 0, 500);
+  for (let from = after; ;) {
+    const page = read(from, limit === undefined ? undefined : chunk);
+    for (const item of page.items) {
+      if (!matches(item)) continue;
+      if (limit !== undefined && result.items.length >= limit) {
+        result.continueToken = encodeContinue(revision, result.items[result.items.length - 1].key);
+        return result;
+      }
+      result.items.push(item);
+    }
+    if (page.remaining === 0 || page.items.length === 0) return result;
+    from = page.items[page.items.length - 1].key;
   }
-  return { revision, items: out, continueToken, remainingItemCount: continueToken ? remaining : undefined };
 }
 
 /** `{"kind":"XList","apiVersion":...,"metadata":{...},"items":[...]}` from stored JSON texts. */

@@ -7,6 +7,8 @@ import {
   RevisionMismatchError,
   type Change,
   type ChangeListener,
+  type Page,
+  type PageOptions,
   type Storage,
   type StoredObject,
   type Watcher,
@@ -44,6 +46,18 @@ function resourcePrefixOf(key: string): string {
     if (key.charCodeAt(i) === 47 && ++slashes === 3) return key.slice(0, i + 1);
   }
   return key;
+}
+
+/** The first index of sorted `keys` where `before` turns false (it must be true, then false). */
+function bisect(keys: string[], before: (key: string) => boolean): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(keys[mid])) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function stamp(obj: KubeObject, revision: number): string {
@@ -102,21 +116,65 @@ export class MemoryStorage implements Storage {
   }
 
   list(prefix: string): StoredObject[] {
+    return this.listPage(prefix).items;
+  }
+
+  listPage(prefix: string, page: PageOptions = {}): Page {
+    const revision = page.revision ?? this.revision;
+    if (revision < this.revision && revision < this.compactedThrough) {
+      throw new RevisionCompactedError(revision, this.compactedThrough);
+    }
     const resourcePrefix = resourcePrefixOf(prefix);
     const bucket = this.buckets.get(resourcePrefix);
-    if (!bucket) return [];
-    const keys = this.sortedKeysOf(resourcePrefix, bucket);
-    // Keys are sorted, so one namespace's keys are one contiguous run starting at the lower bound.
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[mid] < prefix) lo = mid + 1;
-      else hi = mid;
+    const keys = bucket ? this.sortedKeysOf(resourcePrefix, bucket) : [];
+    // Keys are sorted, so the keys under `prefix` after `after` are one contiguous run [lo, hi).
+    const after = page.after !== undefined && page.after >= prefix ? page.after : undefined;
+    const hi = bisect(keys, (k) => k < prefix || k.slice(0, prefix.length) === prefix);
+    let lo = Math.min(
+      hi,
+      bisect(keys, (k) => k < prefix || (after !== undefined && k <= after)),
+    );
+    const limit = page.limit !== undefined && page.limit > 0 ? page.limit : Infinity;
+    const items: StoredObject[] = [];
+    // Each key changed since `revision` takes its state from before its oldest later change; every
+    // other key is as it is now. Any write anywhere moves the revision on, so every page after
+    // the first of a paged LIST is served here: the cost is the changes and the page, never the
+    // whole resource.
+    const before = revision < this.revision ? this.statesAt(prefix, revision, after) : undefined;
+    if (!before || before.size === 0) {
+      for (; lo < hi && items.length < limit; lo++) items.push(bucket!.get(keys[lo])!);
+      return { items, remaining: hi - lo };
     }
-    const out: StoredObject[] = [];
-    for (let i = lo; i < keys.length && keys[i].startsWith(prefix); i++) out.push(bucket.get(keys[i])!);
-    return out;
+    const restored = [...before.values()]
+      .filter((o): o is StoredObject => o !== null)
+      .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    let total = hi - lo + restored.length;
+    for (const key of before.keys()) if (bucket?.has(key)) total--;
+    let r = 0;
+    while (items.length < limit && (lo < hi || r < restored.length)) {
+      if (r < restored.length && (lo >= hi || restored[r].key <= keys[lo])) {
+        if (lo < hi && restored[r].key === keys[lo]) lo++;
+        items.push(restored[r++]);
+      } else {
+        const key = keys[lo++];
+        if (!before.has(key)) items.push(bucket!.get(key)!);
+      }
+    }
+    return { items, remaining: total - items.length };
+  }
+
+  /** The keys under `prefix` (after `after`) changed since `revision`, each with its state then (null: absent). */
+  private statesAt(prefix: string, revision: number, after: string | undefined): Map<string, StoredObject | null> {
+    const states = new Map<string, StoredObject | null>();
+    const changes = this.changesAfter(revision);
+    for (let i = changes.length - 1; i >= 0; i--) {
+      const c = changes[i];
+      if (!c.key.startsWith(prefix) || (after !== undefined && c.key <= after)) continue;
+      if (c.type === 'ADDED') states.set(c.key, null);
+      else if (c.prevJson !== undefined)
+        states.set(c.key, { key: c.key, revision: c.prevRevision ?? 0, json: c.prevJson });
+    }
+    return states;
   }
 
   /**
@@ -133,20 +191,7 @@ export class MemoryStorage implements Storage {
   }
 
   listAt(prefix: string, revision: number): StoredObject[] {
-    if (revision >= this.revision) return this.list(prefix);
-    if (revision < this.compactedThrough) throw new RevisionCompactedError(revision, this.compactedThrough);
-    // Undo, newest first, every change made after `revision`.
-    const state = new Map<string, StoredObject>();
-    for (const o of this.list(prefix)) state.set(o.key, o);
-    const changes = this.changesAfter(revision);
-    for (let i = changes.length - 1; i >= 0; i--) {
-      const c = changes[i];
-      if (!c.key.startsWith(prefix)) continue;
-      if (c.type === 'ADDED') state.delete(c.key);
-      else if (c.prevJson !== undefined)
-        state.set(c.key, { key: c.key, revision: c.prevRevision ?? 0, json: c.prevJson });
-    }
-    return [...state.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return this.listPage(prefix, { revision }).items;
   }
 
   create(key: string, obj: KubeObject): StoredObject {

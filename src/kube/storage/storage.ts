@@ -61,6 +61,21 @@ export class KeyNotFoundError extends Error {
   }
 }
 
+export interface PageOptions {
+  /** The snapshot to read; the present when absent. */
+  revision?: number;
+  /** Only keys after this one (exclusive): where the previous page ended. */
+  after?: string;
+  /** At most this many objects. */
+  limit?: number;
+}
+
+export interface Page {
+  items: StoredObject[];
+  /** How many objects under the prefix follow the last one returned, at the page's revision. */
+  remaining: number;
+}
+
 /**
  * The interface the registry relies on. Keys look like `/<group>/<resource>/<namespace>/<name>`;
  * prefixes end with `/`. Writes stamp `metadata.resourceVersion` with the new revision.
@@ -70,10 +85,15 @@ export interface Storage {
   /** Oldest revision a watch or a snapshot read can still start from. */
   oldestRevision(): number;
   get(key: string): StoredObject | undefined;
-  /** Objects under `prefix` in key order; `fromKey` (exclusive) for paging. */
+  /** Objects under `prefix` in key order. */
   list(prefix: string): StoredObject[];
   /** Objects under `prefix` as they were at `revision`, reconstructed from history. */
   listAt(prefix: string, revision: number): StoredObject[];
+  /**
+   * One page of objects under `prefix` in key order, now or at a past revision: a paged LIST
+   * costs the page, not the resource. Throws RevisionCompactedError for a forgotten revision.
+   */
+  listPage(prefix: string, page?: PageOptions): Page;
   create(key: string, obj: KubeObject): StoredObject;
   /** `expectedRevision` guards against a concurrent write (compare-and-swap). */
   update(key: string, obj: KubeObject, expectedRevision: number): StoredObject;

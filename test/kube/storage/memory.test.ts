@@ -67,6 +67,47 @@ test('listAt reconstructs a past revision from history', () => {
   assert.equal(JSON.parse(past[0].json).data.v, 'old');
 });
 
+test('a page starts after a key, now and at a past revision whose keys were since changed', () => {
+  const s = new MemoryStorage();
+  const revs = new Map<string, number>();
+  for (const n of ['a', 'b', 'c', 'd', 'e', 'f'])
+    revs.set(n, s.create(`/core/configmaps/d/${n}`, cm(n, 'old')).revision);
+  s.create('/core/configmaps/e/a', cm('a'));
+  const page = (opts: { revision?: number; after?: string; limit?: number }) => {
+    const p = s.listPage('/core/configmaps/d/', opts);
+    return { names: names(p.items), remaining: p.remaining };
+  };
+  assert.deepEqual(page({ after: '/core/configmaps/d/b', limit: 2 }), { names: ['c', 'd'], remaining: 2 });
+  assert.deepEqual(page({ after: '/core/configmaps/d/bb' }), { names: ['c', 'd', 'e', 'f'], remaining: 0 });
+  assert.deepEqual(page({ after: '/core/configmaps/d/f' }), { names: [], remaining: 0 });
+  assert.deepEqual(page({ after: '/core/configmaps/z' }), { names: [], remaining: 0 });
+  // A key before the prefix starts at the prefix; nothing of the next namespace leaks in.
+  assert.deepEqual(page({ after: '/core/configmaps/a', limit: 10 }), {
+    names: ['a', 'b', 'c', 'd', 'e', 'f'],
+    remaining: 0,
+  });
+
+  const rev = s.currentRevision();
+  s.delete('/core/configmaps/d/c', revs.get('c')!);
+  s.update('/core/configmaps/d/e', cm('e', 'new'), revs.get('e')!);
+  s.create('/core/configmaps/d/cc', cm('cc'));
+  s.delete('/core/configmaps/d/f', revs.get('f')!);
+  s.create('/core/configmaps/d/f', cm('f', 'again'));
+  s.create('/core/configmaps/d/g', cm('g'));
+  const then = s.listPage('/core/configmaps/d/', { revision: rev, after: '/core/configmaps/d/b', limit: 3 });
+  assert.deepEqual(names(then.items), ['c', 'd', 'e']);
+  assert.deepEqual(
+    then.items.map((o) => JSON.parse(o.json).data.v),
+    ['old', 'old', 'old'],
+  );
+  assert.equal(then.remaining, 1);
+  assert.deepEqual(page({ revision: rev, after: '/core/configmaps/d/e' }), { names: ['f'], remaining: 0 });
+  assert.deepEqual(page({ after: '/core/configmaps/d/b' }), { names: ['cc', 'd', 'e', 'f', 'g'], remaining: 0 });
+  assert.deepEqual(page({ after: '/core/configmaps/d/b', limit: 1 }), { names: ['cc'], remaining: 4 });
+  s.compact();
+  assert.throws(() => s.listPage('/core/configmaps/d/', { revision: rev }), RevisionCompactedError);
+});
+
 test('watch replays changes after a revision, then streams; compaction makes old revisions 410', () => {
   const s = new MemoryStorage({ historySize: 3 });
   const start = s.currentRevision();

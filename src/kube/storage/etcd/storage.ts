@@ -19,6 +19,8 @@ import {
   RevisionMismatchError,
   type Change,
   type ChangeListener,
+  type Page,
+  type PageOptions,
   type StoredObject,
   type Watcher,
 } from '../storage.ts';
@@ -57,7 +59,9 @@ export class EtcdStorageError extends Error {
   }
 }
 
-const WORKER = new URL('./worker.ts', import.meta.url);
+// The worker beside this module: worker.ts from the sources, worker.js from the build (a URL is not
+// an import, so the build does not rewrite its extension).
+const WORKER = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
 
 /** The stored text with the revision it was written at, as the index and clients see it. */
 function stamped(value: string, revision: number): string {
@@ -151,14 +155,9 @@ export class EtcdStorage extends MemoryStorage {
     return super.get(key);
   }
 
-  override list(prefix: string): StoredObject[] {
+  override listPage(prefix: string, page?: PageOptions): Page {
     this.catchUp();
-    return super.list(prefix);
-  }
-
-  override listAt(prefix: string, revision: number): StoredObject[] {
-    this.catchUp();
-    return super.listAt(prefix, revision);
+    return super.listPage(prefix, page);
   }
 
   override count(prefix: string): number {
