@@ -17,3 +17,6 @@ export * from './quantity/index.ts';
 export * from './selectors/index.ts';
 export * from './validation/index.ts';
 export * from './strings/index.ts';
+
+// The CRD schema DSL (`s`, Schema, Static).
+export * from './schema/index.ts';

@@ -13,5 +13,8 @@ export type { FaultAction, FaultHandle, FaultMatch, FaultRule, Faults } from './
 export type { Storage } from './storage/storage.ts';
 export { endpointsResolver } from './admission/resolver.ts';
 export type { ServiceAddress, ServiceResolver } from './admission/types.ts';
+// Built-in types a CRD schema can embed (`containers: s.array(coreSchemas.Container)`).
+export { coreSchemas } from './builtins/core-schemas.ts';
+export { builtinSchema } from './builtins/openapi/structural.ts';
 export { StatusError } from '../apimachinery/errors/index.ts';
 export type { KubeObject, Status } from '../apimachinery/meta/index.ts';

@@ -1,7 +1,7 @@
 // Tools for defining custom resources: a schema DSL that yields both the TypeScript type and the
 // structural OpenAPI schema, and the CRD builder.
-export { s } from './schema.ts';
-export type { JsonSchema, Schema, Static } from './schema.ts';
+export { s } from '../../apimachinery/schema/index.ts';
+export type { JsonSchema, Schema, Static } from '../../apimachinery/schema/index.ts';
 export { customResourceDefinition } from './builder.ts';
 export type { CrdDefinition, CrdNames, PrinterColumn } from './builder.ts';
 export { installCrds, waitEstablished } from './install.ts';

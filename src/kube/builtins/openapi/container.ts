@@ -107,7 +107,8 @@ export const containerModels: Record<string, Schema> = {
       name: str('An IANA_SVC_NAME, unique within the pod, that services can refer to.'),
       hostPort: int32('Port to expose on the host.'),
       containerPort: int32("Port on the pod's IP address."),
-      protocol: oneOf('Protocol of the port. Default TCP.', ['TCP', 'UDP', 'SCTP']),
+      // Defaulted in the model as upstream (+default="TCP"): a list-map key must be required or defaulted.
+      protocol: { ...oneOf('Protocol of the port. Default TCP.', ['TCP', 'UDP', 'SCTP']), default: 'TCP' },
       hostIP: str('Host IP to bind the external port to.'),
     },
     ['containerPort'],

@@ -218,7 +218,8 @@ export const podModels: Record<string, Schema> = {
     ['key', 'path'],
   ),
   [`${CORE}.LocalObjectReference`]: {
-    ...object('A reference to an object in the same namespace.', { name: str('Name of the object.') }),
+    // name defaults to "" as upstream (+default=""): it is the key of imagePullSecrets.
+    ...object('A reference to an object in the same namespace.', { name: str('Name of the object.', { default: '' }) }),
     'x-kubernetes-map-type': 'atomic',
   },
   [`${CORE}.Toleration`]: object('Lets the pod be scheduled onto nodes with a matching taint.', {
@@ -257,12 +258,15 @@ export const podModels: Record<string, Schema> = {
     },
     ['name'],
   ),
-  [`${CORE}.TopologySpreadConstraint`]: openObject('How matching pods spread across a topology.', {
-    maxSkew: int32('Largest allowed difference in the number of matching pods between domains.'),
-    topologyKey: str('Node label key whose values are the domains.'),
-    whenUnsatisfiable: oneOf('What to do when the constraint cannot be met.', ['DoNotSchedule', 'ScheduleAnyway']),
-    labelSelector: ref(`${META}.LabelSelector`, 'The pods counted.'),
-  }),
+  [`${CORE}.TopologySpreadConstraint`]: {
+    ...openObject('How matching pods spread across a topology.', {
+      maxSkew: int32('Largest allowed difference in the number of matching pods between domains.'),
+      topologyKey: str('Node label key whose values are the domains.'),
+      whenUnsatisfiable: oneOf('What to do when the constraint cannot be met.', ['DoNotSchedule', 'ScheduleAnyway']),
+      labelSelector: ref(`${META}.LabelSelector`, 'The pods counted.'),
+    }),
+    required: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
+  },
   [`${CORE}.Affinity`]: openObject('Scheduling constraints relative to nodes and other pods.', {
     nodeAffinity: openObject('Node affinity scheduling rules.'),
     podAffinity: openObject('Rules to co-locate the pod with other pods.'),
