@@ -111,3 +111,25 @@ test('schemaInfo: list types, map keys and atomic maps for server-side apply', (
   assert.equal(info.isAtomicMap?.(['spec', 'selector']), true);
   assert.equal(info.isAtomicMap?.(['spec', 'ports']), false);
 });
+
+test('schemaInfo: a map list key field answers its schema default, others undefined', () => {
+  const crd = widgetCrd(
+    specSchema({
+      ports: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['containerPort', 'protocol'],
+        items: {
+          type: 'object',
+          required: ['containerPort'],
+          properties: { containerPort: { type: 'integer' }, protocol: { type: 'string', default: 'TCP' } },
+        },
+      },
+    }),
+  );
+  const info = compileCrdVersion(crd, 'v1').schemaInfo;
+  assert.equal(info.listKeyDefault?.(['spec', 'ports'], 'protocol'), 'TCP');
+  assert.equal(info.listKeyDefault?.(['spec', 'ports'], 'containerPort'), undefined);
+  assert.equal(info.listKeyDefault?.(['spec', 'ports'], 'missing'), undefined);
+  assert.equal(info.listKeyDefault?.(['spec', 'other'], 'protocol'), undefined);
+});

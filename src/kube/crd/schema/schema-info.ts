@@ -1,6 +1,8 @@
 // SchemaInfo (how lists and maps merge under server-side apply) read from a CRD's structural
 // schema. Object metadata follows ObjectMeta's own markers: finalizers is a set, ownerReferences
-// a map keyed by uid.
+// a map keyed by uid. A map list's key fields may carry a `default`, which names the items that
+// omit them (kube-openapi pkg/schemaconv copies it into structured-merge-diff's StructField.Default).
+import type { JsonValue } from '../../../apimachinery/meta/index.ts';
 import type { FieldPath, ListKind, SchemaInfo } from '../../patch/schema-info.ts';
 import type { Structural } from './structural.ts';
 
@@ -37,6 +39,9 @@ export function structuralSchemaInfo(root: Structural | undefined): SchemaInfo {
     },
     isAtomicMap(path: FieldPath): boolean {
       return resolve(root, path)?.xMapType === 'atomic';
+    },
+    listKeyDefault(path: FieldPath, key: string): JsonValue | undefined {
+      return resolve(root, path)?.items?.properties?.get(key)?.default;
     },
   };
 }

@@ -16,7 +16,7 @@
 // only `status`; keeping the other part of the object as stored is the caller's job, as are
 // defaulting, validation and pruning (a `null` in the configuration is merged as null).
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
-import type { ApplySchemaInfo } from './list.ts';
+import type { SchemaInfo } from '../schema-info.ts';
 import type { Managed, ManagerId } from './managers.ts';
 import type { Conflict } from './conflicts.ts';
 import { StatusError, badRequest } from '../../../apimachinery/errors/index.ts';
@@ -50,7 +50,7 @@ export interface ApplyOptions {
   subresource?: string;
   /** RFC 3339, e.g. "2024-05-01T10:00:00Z"; becomes the applier's entry time when the object changes. */
   now: string;
-  schemaInfo: ApplySchemaInfo;
+  schemaInfo: SchemaInfo;
   /** Values of the wrong type, in structured-merge-diff's words (built-in kinds' typed models). */
   typeErrors?: (applied: JsonObject) => string[];
   /**

@@ -4,8 +4,7 @@
 // are added, removed or modified; a map or list item that appears or disappears is itself added or
 // removed along with everything below it.
 import type { JsonValue } from '../../../apimachinery/meta/index.ts';
-import type { FieldPath } from '../schema-info.ts';
-import type { ApplySchemaInfo } from './list.ts';
+import type { FieldPath, SchemaInfo } from '../schema-info.ts';
 import type { Path, PathElement } from './path.ts';
 
 import { FieldSet } from './fieldpath.ts';
@@ -26,11 +25,7 @@ const shapeOf = (v: JsonValue): Shape => (Array.isArray(v) ? 'list' : isObject(v
 const isEmptyContainer = (v: JsonValue | undefined): boolean =>
   v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : isObject(v) && presentKeys(v).length === 0);
 
-export function compareObjects(
-  lhs: JsonValue | undefined,
-  rhs: JsonValue | undefined,
-  schema: ApplySchemaInfo,
-): Comparison {
+export function compareObjects(lhs: JsonValue | undefined, rhs: JsonValue | undefined, schema: SchemaInfo): Comparison {
   const c: Comparison = { added: new FieldSet(), removed: new FieldSet(), modified: new FieldSet() };
   new Walker(c, schema).node([], [], lhs, rhs);
   return c;
@@ -39,7 +34,7 @@ export function compareObjects(
 class Walker {
   constructor(
     private readonly c: Comparison,
-    private readonly schema: ApplySchemaInfo,
+    private readonly schema: SchemaInfo,
   ) {}
 
   node(path: Path, names: FieldPath, l: JsonValue | undefined, r: JsonValue | undefined): void {
@@ -132,7 +127,7 @@ export interface ListIndex {
 
 /** Names every list item; undefined if one cannot be named. */
 export function index(
-  schema: ApplySchemaInfo,
+  schema: SchemaInfo,
   names: FieldPath,
   kind: ReturnType<typeof listKindAt>,
   items: JsonValue[],

@@ -3,8 +3,7 @@
 // `f:<name>` (map field), `k:{"name":"x"}` (map-list item, key fields sorted), `v:<json>` (set
 // item), `i:<n>` (index), and `.` marks a node that is itself a member as well as having children.
 import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
-import type { FieldPath } from '../schema-info.ts';
-import type { ApplySchemaInfo } from './list.ts';
+import type { FieldPath, SchemaInfo } from '../schema-info.ts';
 import type { Path, PathElement } from './path.ts';
 
 import { isAtomicMapAt, listItemElement, listKindAt } from './list.ts';
@@ -241,13 +240,13 @@ function readNode(obj: JsonObject): { set: FieldSet | undefined; isMember: boole
  * fields are owned below them; a non-empty map is only a parent. Items a list repeats are owned
  * once as an item and not descended into.
  */
-export function fromObject(obj: JsonObject, schema: ApplySchemaInfo): FieldSet {
+export function fromObject(obj: JsonObject, schema: SchemaInfo): FieldSet {
   const set = new FieldSet();
   walkObject(set, [], [], obj, schema);
   return set;
 }
 
-function walkObject(set: FieldSet, path: Path, names: FieldPath, obj: JsonObject, schema: ApplySchemaInfo): void {
+function walkObject(set: FieldSet, path: Path, names: FieldPath, obj: JsonObject, schema: SchemaInfo): void {
   for (const k of presentKeys(obj)) {
     const v = obj[k] as JsonValue;
     const p = [...path, field(k)];
@@ -256,7 +255,7 @@ function walkObject(set: FieldSet, path: Path, names: FieldPath, obj: JsonObject
   }
 }
 
-function walkValue(set: FieldSet, path: Path, names: FieldPath, v: JsonValue, schema: ApplySchemaInfo): void {
+function walkValue(set: FieldSet, path: Path, names: FieldPath, v: JsonValue, schema: SchemaInfo): void {
   if (Array.isArray(v)) {
     const kind = listKindAt(schema, names);
     const elements = kind.type === 'atomic' ? undefined : v.map((item) => listItemElement(schema, names, kind, item));

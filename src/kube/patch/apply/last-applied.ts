@@ -3,7 +3,7 @@
 // describes correctly do not conflict, and the annotation keeps tracking what was applied so that
 // switching back to client-side apply does not delete fields.
 import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
-import type { ApplySchemaInfo } from './list.ts';
+import type { SchemaInfo } from '../schema-info.ts';
 import type { FieldSet } from './fieldpath.ts';
 import { cloneJson, isObject } from '../../../apimachinery/json/index.ts';
 import { compareObjects } from './compare.ts';
@@ -25,11 +25,7 @@ function annotation(obj: JsonObject): string | undefined {
  * Fields the annotation claims and the live object still holds with the same value: an apply by
  * "kubectl" may take these over without a conflict. Undefined when there is no usable annotation.
  */
-export function allowedByLastApplied(
-  live: JsonObject,
-  apiVersion: string,
-  schema: ApplySchemaInfo,
-): FieldSet | undefined {
+export function allowedByLastApplied(live: JsonObject, apiVersion: string, schema: SchemaInfo): FieldSet | undefined {
   const text = annotation(live);
   if (text === undefined) return undefined;
   let last: JsonValue;

@@ -7,15 +7,6 @@ import type { FieldPath, ListKind, SchemaInfo } from '../schema-info.ts';
 import { isObject } from '../../../apimachinery/json/index.ts';
 import { compareStrings } from '../../../apimachinery/strings/compare.ts';
 
-/**
- * SchemaInfo plus an optional default for map-list key fields. kube fills a missing key from the
- * OpenAPI default (Pod `ports[].protocol` is "TCP"), so an applied port without `protocol` still
- * matches the live, defaulted one. Without this method a missing key field is left out of the key.
- */
-export interface ApplySchemaInfo extends SchemaInfo {
-  listKeyDefault?(path: FieldPath, key: string): JsonValue | undefined;
-}
-
 /** The list kind at `names`, with atomic spelled out (SchemaInfo answers undefined for it). */
 export function listKindAt(schema: SchemaInfo, names: FieldPath): ListKind {
   return schema.listKind(names) ?? { type: 'atomic' };
@@ -27,7 +18,7 @@ export function isAtomicMapAt(schema: SchemaInfo, names: FieldPath): boolean {
 
 /** The path element naming `item` in a granular list, or the reason it has none. */
 export function listItemElement(
-  schema: ApplySchemaInfo,
+  schema: SchemaInfo,
   names: FieldPath,
   kind: ListKind,
   item: JsonValue,

@@ -3,7 +3,7 @@
 // disappeared. Mirrors kube-apiserver's fieldmanager chain (Update path) so that a later apply
 // sees the same owners, and conflicts name the same managers, as against a real cluster.
 import type { JsonObject, JsonValue, ManagedFieldsEntry } from '../../../apimachinery/meta/index.ts';
-import type { ApplySchemaInfo } from './list.ts';
+import type { SchemaInfo } from '../schema-info.ts';
 import type { Managed, ManagerId } from './managers.ts';
 import { deepEqual, isObject } from '../../../apimachinery/json/index.ts';
 import { compareObjects } from './compare.ts';
@@ -24,7 +24,7 @@ export interface UpdateManagedFieldsOptions {
   subresource?: string;
   /** RFC 3339 time recorded on entries this write changes, e.g. "2024-05-01T10:00:00Z". */
   now: string;
-  schemaInfo: ApplySchemaInfo;
+  schemaInfo: SchemaInfo;
   /**
    * Whether the kind has a status subresource (default true). If so, writes to the main resource
    * never own `status` and writes to `/status` own only `status`.

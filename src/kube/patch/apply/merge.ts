@@ -4,8 +4,7 @@
 // key and sets per value, keeping live-only items where they were and taking the configuration's
 // order for the rest.
 import type { JsonObject, JsonValue } from '../../../apimachinery/meta/index.ts';
-import type { FieldPath } from '../schema-info.ts';
-import type { ApplySchemaInfo } from './list.ts';
+import type { FieldPath, SchemaInfo } from '../schema-info.ts';
 import type { FieldSet } from './fieldpath.ts';
 
 import { field } from './path.ts';
@@ -18,7 +17,7 @@ const isEmpty = (v: JsonValue): boolean =>
 
 const shape = (v: JsonValue): string => (Array.isArray(v) ? 'list' : isObject(v) ? 'map' : 'scalar');
 
-export function mergeApplied(live: JsonObject, applied: JsonObject, schema: ApplySchemaInfo): JsonObject {
+export function mergeApplied(live: JsonObject, applied: JsonObject, schema: SchemaInfo): JsonObject {
   return merge(live, applied, [], schema) as JsonObject;
 }
 
@@ -26,7 +25,7 @@ function merge(
   l: JsonValue | undefined,
   r: JsonValue | undefined,
   names: FieldPath,
-  schema: ApplySchemaInfo,
+  schema: SchemaInfo,
 ): JsonValue | undefined {
   if (r === undefined) return l === undefined ? undefined : cloneJson(l);
   if (l === undefined || l === null) return cloneJson(r);
@@ -45,7 +44,7 @@ function merge(
   return out;
 }
 
-function mergeList(l: JsonValue[], r: JsonValue[], names: FieldPath, schema: ApplySchemaInfo): JsonValue[] {
+function mergeList(l: JsonValue[], r: JsonValue[], names: FieldPath, schema: SchemaInfo): JsonValue[] {
   const kind = listKindAt(schema, names);
   const li = index(schema, names, kind, l);
   const ri = index(schema, names, kind, r);
@@ -109,18 +108,12 @@ function mergeList(l: JsonValue[], r: JsonValue[], names: FieldPath, schema: App
  * set included), whole subtrees at a time. A map field with owned paths below it counts as owned,
  * so it stays and only its unowned parts from `last` go. Fields nobody ever owned are left alone.
  */
-export function pruneUnowned(obj: JsonObject, last: FieldSet, owned: FieldSet, schema: ApplySchemaInfo): JsonObject {
+export function pruneUnowned(obj: JsonObject, last: FieldSet, owned: FieldSet, schema: SchemaInfo): JsonObject {
   if (last.isEmpty) return obj;
   return pruneMap(obj, last.withFieldsAsMembers(), owned.withFieldsAsMembers(), [], schema);
 }
 
-function pruneMap(
-  obj: JsonObject,
-  last: FieldSet,
-  owned: FieldSet,
-  names: FieldPath,
-  schema: ApplySchemaInfo,
-): JsonObject {
+function pruneMap(obj: JsonObject, last: FieldSet, owned: FieldSet, names: FieldPath, schema: SchemaInfo): JsonObject {
   const out: JsonObject = {};
   for (const k of presentKeys(obj)) {
     const pe = field(k);
@@ -130,13 +123,7 @@ function pruneMap(
   return out;
 }
 
-function pruneInner(
-  v: JsonValue,
-  last: FieldSet,
-  owned: FieldSet,
-  names: FieldPath,
-  schema: ApplySchemaInfo,
-): JsonValue {
+function pruneInner(v: JsonValue, last: FieldSet, owned: FieldSet, names: FieldPath, schema: SchemaInfo): JsonValue {
   if (last.isEmpty) return v;
   if (isObject(v)) return isAtomicMapAt(schema, names) ? v : pruneMap(v, last, owned, names, schema);
   if (!Array.isArray(v)) return v;

@@ -2,8 +2,7 @@
 // be nameable, and no two items may share a name. kube reports these with structured-merge-diff's
 // messages in a 500 ("failed to create typed patch object ..."), which clients show verbatim.
 import type { JsonValue } from '../../../apimachinery/meta/index.ts';
-import type { FieldPath } from '../schema-info.ts';
-import type { ApplySchemaInfo } from './list.ts';
+import type { FieldPath, SchemaInfo } from '../schema-info.ts';
 import type { Path } from './path.ts';
 
 import { field, pathToString, serializePathElement } from './path.ts';
@@ -11,7 +10,7 @@ import { listItemElement, listKindAt } from './list.ts';
 import { isObject, presentKeys } from '../../../apimachinery/json/index.ts';
 
 /** Problems as `<path>: <message>`, in structured-merge-diff's wording; empty when the body is fine. */
-export function validateApplied(obj: JsonValue, schema: ApplySchemaInfo): string[] {
+export function validateApplied(obj: JsonValue, schema: SchemaInfo): string[] {
   const errs: string[] = [];
   walk(errs, [], [], obj, schema);
   return errs;
@@ -26,7 +25,7 @@ function report(errs: string[], path: Path, message: string): void {
   errs.push(path.length ? `${pathToString(path)}: ${message}` : message);
 }
 
-function walk(errs: string[], path: Path, names: FieldPath, v: JsonValue, schema: ApplySchemaInfo): void {
+function walk(errs: string[], path: Path, names: FieldPath, v: JsonValue, schema: SchemaInfo): void {
   if (isObject(v)) {
     for (const k of presentKeys(v)) walk(errs, [...path, field(k)], [...names, k], v[k] as JsonValue, schema);
     return;

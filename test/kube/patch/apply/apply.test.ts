@@ -2,13 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject, ManagedFieldsEntry } from '../../../../src/apimachinery/meta/index.ts';
-import type { ApplySchemaInfo } from '../../../../src/kube/patch/apply/list.ts';
+import type { SchemaInfo } from '../../../../src/kube/patch/schema-info.ts';
 import { StatusError } from '../../../../src/apimachinery/errors/index.ts';
 import { serverSideApply, type ApplyOptions } from '../../../../src/kube/patch/apply/apply.ts';
 import { setManagedFields, updateManagedFields } from '../../../../src/kube/patch/apply/managed-fields.ts';
 
 // Fixtures: a schema with the list kinds under test, and objects stored the way the registry would.
-const schema: ApplySchemaInfo = {
+const schema: SchemaInfo = {
   listKind(path) {
     switch (path.join('.')) {
       case 'spec.containers':

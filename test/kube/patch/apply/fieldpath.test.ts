@@ -1,7 +1,7 @@
 // Field sets and their fieldsV1 encoding: exact keys, key order and human paths as kube writes them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApplySchemaInfo } from '../../../../src/kube/patch/apply/list.ts';
+import type { SchemaInfo } from '../../../../src/kube/patch/schema-info.ts';
 import {
   FieldSet,
   FieldsV1Error,
@@ -10,7 +10,7 @@ import {
   type Path,
 } from '../../../../src/kube/patch/apply/fieldpath.ts';
 
-const schema: ApplySchemaInfo = {
+const schema: SchemaInfo = {
   listKind(path) {
     switch (path.join('.')) {
       case 'spec.containers':
