@@ -3,7 +3,6 @@
 // patch, and those with reinvocationPolicy IfNeeded run once more when a later webhook changed
 // the object. Validating webhooks then run in parallel on the final object. A call that fails
 // (transport, timeout, nonsense answer) rejects the request unless failurePolicy is Ignore.
-import { isDeepStrictEqual } from 'node:util';
 import { applyJsonPatch } from '../patch/index.ts';
 import { StatusError, internalError } from '../../apimachinery/errors/index.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -16,6 +15,7 @@ import { buildReview, parseResponse, type ReviewResponse } from './review.ts';
 import { CallError, deniedError, dryRunUnsupported, patchError } from './errors.ts';
 import { endpointsResolver } from './resolver.ts';
 import type { ServiceResolver, Webhook } from './types.ts';
+import { deepEqual } from '../../apimachinery/json/index.ts';
 
 export interface WebhookAdmissionOptions {
   /** Where `clientConfig.service` references are dialled; default: the Service's Endpoints. */
@@ -119,7 +119,7 @@ export class WebhookAdmission implements Admission {
     // Later webhooks see the object as the API would store it: unknown fields dropped, defaults set.
     attrs.def.strategy.prune?.(patched);
     attrs.def.strategy.applyDefaults?.(patched, attrs.operation === 'CREATE' ? 'create' : 'update', old);
-    return isDeepStrictEqual(patched, obj) ? obj : patched;
+    return deepEqual(patched, obj) ? obj : patched;
   }
 
   private async callValidating(

@@ -1,8 +1,8 @@
 // Event filters, as controller-runtime's pkg/predicate: each hook decides whether an informer event
 // may enqueue anything. A missing hook lets the event through, so a predicate about updates
 // (generationChanged, ...) never hides creations or deletions.
-import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../client/types.ts';
+import { deepEqual } from '../../apimachinery/json/index.ts';
 
 export interface Predicate<T extends KubeObject = KubeObject> {
   /** `isInitialList` is true for objects delivered by the informer's initial list (or a relist). */
@@ -57,12 +57,12 @@ export function generationChanged<T extends KubeObject = KubeObject>(): Predicat
 
 /** Updates pass only when the labels changed. */
 export function labelsChanged<T extends KubeObject = KubeObject>(): Predicate<T> {
-  return { update: (o, n) => !isDeepStrictEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {}) };
+  return { update: (o, n) => !deepEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {}) };
 }
 
 /** Updates pass only when the annotations changed. */
 export function annotationsChanged<T extends KubeObject = KubeObject>(): Predicate<T> {
-  return { update: (o, n) => !isDeepStrictEqual(o.metadata.annotations ?? {}, n.metadata.annotations ?? {}) };
+  return { update: (o, n) => !deepEqual(o.metadata.annotations ?? {}, n.metadata.annotations ?? {}) };
 }
 
 /** Updates pass only when the resourceVersion changed: drops periodic resyncs, keeps every real write. */

@@ -2,11 +2,11 @@
 // kube's workload controllers): its own objects by key, the objects they control (pods,
 // ControllerRevisions, ReplicaSets, Jobs) by their controller reference, and orphans to every owner
 // whose selector picks them, since that owner may adopt them.
-import { isDeepStrictEqual } from 'node:util';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import type { Change, Storage } from '../../storage/storage.ts';
 import type { WorkLoop } from '../work-loop.ts';
 import { controllerRef, labelsOf, nsAndName, parseObject, refersTo, selectorMatcher } from './common.ts';
+import { deepEqual } from '../../../apimachinery/json/index.ts';
 
 /**
  * Which orphans wake the owners whose selector picks them: new or relabelled ones, and also
@@ -88,7 +88,7 @@ export class OwnerRouting {
     }
     if (!owned.adoption || !next || controllerRef(next.metadata) || next.metadata.deletionTimestamp) return;
     const released = owned.adoption === 'new-relabelled-or-released' && controllerRef(prev?.metadata) !== undefined;
-    if (c.type !== 'ADDED' && !released && isDeepStrictEqual(labelsOf(prev), labelsOf(next))) return;
+    if (c.type !== 'ADDED' && !released && deepEqual(labelsOf(prev), labelsOf(next))) return;
     const labels = labelsOf(next);
     const labelSelector = this.options.labelSelector ?? ((spec: JsonObject) => spec.selector);
     for (const s of this.storage.list(`${this.options.prefix}${ns}/`)) {

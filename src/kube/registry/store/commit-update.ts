@@ -1,7 +1,6 @@
 // The write every update goes through (PUT, patch, apply, subresources, internal writes):
 // carry the system fields over, admit, bump generation, validate, and store, or complete a
 // pending deletion when its last finalizer went away.
-import { isDeepStrictEqual } from 'node:util';
 import { conflict, invalid, notFound } from '../../../apimachinery/errors/index.ts';
 import type { JsonObject, KubeObject } from '../../../apimachinery/meta/index.ts';
 import { KeyNotFoundError, RevisionMismatchError, type StoredObject } from '../../storage/storage.ts';
@@ -16,6 +15,7 @@ import { meta, ordered, parseStored, refOf, specPart, withoutVolatileMeta } from
 import { present, toStored, written } from './presentation.ts';
 import type { WriteResult } from './types.ts';
 import { validate } from './validate.ts';
+import { deepEqual } from '../../../apimachinery/json/index.ts';
 
 /** System fields a client cannot set through an update; they are carried over from storage. */
 const SYSTEM_META = [
@@ -67,9 +67,8 @@ export async function commitUpdate(
 
   // An apply that only adds its manager to fields it shares is still a write: shared ownership is
   // what keeps those fields when another applier drops them.
-  const sameOwners =
-    target.operation !== 'Apply' || isDeepStrictEqual(meta(next).managedFields, meta(current).managedFields);
-  if (sameOwners && isDeepStrictEqual(withoutVolatileMeta(next), withoutVolatileMeta(current))) {
+  const sameOwners = target.operation !== 'Apply' || deepEqual(meta(next).managedFields, meta(current).managedFields);
+  if (sameOwners && deepEqual(withoutVolatileMeta(next), withoutVolatileMeta(current))) {
     return { object: current, created: false };
   }
   if (ctx.dryRun) return { object: next, created: false };
@@ -128,7 +127,7 @@ function bumpGeneration(
   const ignoreStatus = hasSubresource(def, 'status');
   const changed =
     def.strategy.generationChanged?.(next, current, subresource) ??
-    !isDeepStrictEqual(specPart(next, ignoreStatus), specPart(current, ignoreStatus));
+    !deepEqual(specPart(next, ignoreStatus), specPart(current, ignoreStatus));
   meta(next).generation = (typeof generation === 'number' ? generation : 0) + (changed ? 1 : 0);
 }
 

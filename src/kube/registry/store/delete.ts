@@ -1,6 +1,5 @@
 // DELETE: preconditions and admission, then either the removal itself or a pending deletion
 // (deletionTimestamp stamped) that waits for finalizers or a pod's grace period.
-import { isDeepStrictEqual } from 'node:util';
 import { notFound } from '../../../apimachinery/errors/index.ts';
 import type { JsonObject, KubeObject } from '../../../apimachinery/meta/index.ts';
 import { KeyNotFoundError, RevisionMismatchError, type StoredObject } from '../../storage/storage.ts';
@@ -14,6 +13,7 @@ import { gracePeriodFor, markDeletionPending } from './graceful-deletion.ts';
 import { meta, parseStored, refOf } from './objects.ts';
 import { present, toStored } from './presentation.ts';
 import type { DeleteOptions, DeleteResult } from './types.ts';
+import { deepEqual } from '../../../apimachinery/json/index.ts';
 
 const DELETE_RETRIES = 10;
 
@@ -59,7 +59,7 @@ async function deleteOnce(
     return remove(store, def, name, stored, current);
   }
   const next = markDeletionPending(def, current, finalizers, graceSeconds, store.now());
-  if (isDeepStrictEqual(next, current)) return { object: current, deleted: false };
+  if (deepEqual(next, current)) return { object: current, deleted: false };
   if (ctx.dryRun) return { object: next, deleted: false };
   const written = store.storage.update(stored.key, toStored(def, next) as KubeObject, stored.revision);
   return { object: present(def, parseStored(written)), deleted: false };

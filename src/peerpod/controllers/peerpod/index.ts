@@ -1,6 +1,5 @@
 // The PeerPod controller: wires the informers, the provider pool, the reconciler and the orphan
 // sweep onto a runtime Manager.
-import { isDeepStrictEqual } from 'node:util';
 import { ConfigMaps, ControllerBuilder, Secrets, runnableFunc } from '../../../runtime/index.ts';
 import type { Controller, Manager, Predicate, Request } from '../../../runtime/index.ts';
 import { ConditionTypes, PeerPods } from '../../api/index.ts';
@@ -29,10 +28,10 @@ export interface PeerPodController {
 export function ignoreStatusOnlyUpdates(): Predicate<PeerPod> {
   return {
     update: (o, n) =>
-      !isDeepStrictEqual(o.spec, n.spec) ||
+      !deepEqual(o.spec, n.spec) ||
       o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-      !isDeepStrictEqual(o.metadata.finalizers, n.metadata.finalizers) ||
-      !isDeepStrictEqual(o.metadata.ownerReferences, n.metadata.ownerReferences),
+      !deepEqual(o.metadata.finalizers, n.metadata.finalizers) ||
+      !deepEqual(o.metadata.ownerReferences, n.metadata.ownerReferences),
   };
 }
 
@@ -105,6 +104,7 @@ export {
   DEFAULT_SWEEP_INTERVAL_MS,
   LEADER_ELECTION_ID,
 } from './options.ts';
+import { deepEqual } from '../../../apimachinery/json/index.ts';
 export type { PeerPodControllerOptions } from './options.ts';
 export { ProviderPool } from './provider-pool.ts';
 export { ProviderUnavailableError } from '../../providers/index.ts';

@@ -13,7 +13,6 @@
 //
 // Storage is read directly and writes complete before the next sync of the same key, so kube's
 // expectations (which cover informer lag) are not needed.
-import { isDeepStrictEqual } from 'node:util';
 import { isPodReady, isPodTerminal } from '../../../../apimachinery/core/index.ts';
 import { isObject } from '../../../../apimachinery/json/index.ts';
 import type { ObjectMeta } from '../../../../apimachinery/meta/index.ts';
@@ -50,6 +49,7 @@ import { byBoundThenCreation, isPodUpdated, newDaemonPod, REVISION_HASH_LABEL, t
 import { allowsSurge, planRollingUpdate } from './rolling-update.ts';
 import { daemonSetStatus } from './status.ts';
 import { OwnerRouting } from '../routing.ts';
+import { deepEqual } from '../../../../apimachinery/json/index.ts';
 
 const COMPONENT = 'daemonset-controller';
 const ctx = internalContext(COMPONENT);
@@ -491,7 +491,7 @@ export class DaemonSetController extends ChangeDrivenController {
       observed: true,
       now: Date.now(),
     });
-    if (!isDeepStrictEqual(status, ds.status)) await writeStatusUnlessWritten(this.store, this.dsDef, ds, ctx, status);
+    if (!deepEqual(status, ds.status)) await writeStatusUnlessWritten(this.store, this.dsDef, ds, ctx, status);
     return recheckIn;
   }
 

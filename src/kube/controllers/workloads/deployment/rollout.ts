@@ -2,7 +2,6 @@
 // rolling.go (RollingUpdate), recreate.go (Recreate), sync.go (scaling, paused deployments,
 // revision-history cleanup, status) and progress.go (the Progressing condition and its deadline).
 // The reads and writes they need come from the controller (controller.ts).
-import { isDeepStrictEqual } from 'node:util';
 import type { JsonObject } from '../../../../apimachinery/meta/index.ts';
 import { ChangeDrivenController } from '../../change-driven.ts';
 import { byCreation, int, type WorkloadObject } from '../common.ts';
@@ -36,6 +35,7 @@ import {
   removeCondition,
   setCondition,
 } from './status.ts';
+import { deepEqual } from '../../../../apimachinery/json/index.ts';
 
 export interface ReplicaSets {
   newRS?: WorkloadObject;
@@ -160,7 +160,7 @@ export abstract class DeploymentRollout extends ChangeDrivenController {
     d: WorkloadObject,
   ): Promise<void> {
     const status = calculateStatus(d, all, newRS);
-    if (isDeepStrictEqual(normalizeStatus(d.status), status)) return;
+    if (deepEqual(normalizeStatus(d.status), status)) return;
     await this.writeDeploymentStatus(d, status);
   }
 
@@ -202,7 +202,7 @@ export abstract class DeploymentRollout extends ChangeDrivenController {
     if (failure) setCondition(status, failure);
     else removeCondition(status, 'ReplicaFailure');
     const normalized = normalizeStatus(status);
-    if (isDeepStrictEqual(normalizeStatus(d.status), normalized)) {
+    if (deepEqual(normalizeStatus(d.status), normalized)) {
       this.requeueStuckDeployment(d, normalized);
       return;
     }

@@ -1,10 +1,10 @@
 // Pure parts of the Deployment controller, after kube's pkg/controller/deployment/util: the
 // pod-template hash, revisions and the replica annotations, maxSurge/maxUnavailable, the
 // rolling-update arithmetic and proportional scaling. The status is in status.ts.
-import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../../../../apimachinery/json/index.ts';
 import { annotationsOf, byCreation, int, type WorkloadObject } from '../common.ts';
 import { canonicalJson } from '../hash.ts';
+import { deepEqual } from '../../../../apimachinery/json/index.ts';
 
 export const HASH_LABEL = 'pod-template-hash';
 export const REVISION = 'deployment.kubernetes.io/revision';
@@ -34,7 +34,7 @@ function withoutHash(template: unknown): unknown {
 }
 
 export function equalIgnoreHash(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(withoutHash(a), withoutHash(b));
+  return deepEqual(withoutHash(a), withoutHash(b));
 }
 
 // ---------------------------------------------------------------- deployment spec

@@ -20,7 +20,6 @@
 //   controller's job, done here).
 // - status: active, succeeded, failed (omitted when 0), ready and terminating (always written, as
 //   kube's pointer fields), startTime, completionTime, conditions, uncountedTerminatedPods.
-import { isDeepStrictEqual } from 'node:util';
 import { isPodReady, isPodTerminal } from '../../../../apimachinery/core/index.ts';
 import { isObject } from '../../../../apimachinery/json/index.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
@@ -52,6 +51,7 @@ import {
 } from '../common.ts';
 import { findCondition, isTrue, jobCondition, MESSAGE, REASON, setCondition } from './conditions.ts';
 import { OwnerRouting } from '../routing.ts';
+import { deepEqual } from '../../../../apimachinery/json/index.ts';
 
 const COMPONENT = 'job-controller';
 const ctx = internalContext(COMPONENT);
@@ -168,7 +168,7 @@ export class JobController extends ChangeDrivenController {
   }
 
   private async writeStatus(job: WorkloadObject, status: JsonObject): Promise<WorkloadObject | undefined> {
-    if (isDeepStrictEqual(status, job.status)) return job;
+    if (deepEqual(status, job.status)) return job;
     const written = await writeStatusUnlessWritten(this.store, this.jobsDef, job, ctx, status);
     return written && parseObject(JSON.stringify(written));
   }

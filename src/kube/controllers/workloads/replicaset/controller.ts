@@ -20,7 +20,6 @@
 // Storage is read directly and writes complete before the next sync of the same key, so kube's
 // "expectations" (which cover informer lag) are not needed: a sync always sees its own writes.
 import { isPodTerminal } from '../../../../apimachinery/core/index.ts';
-import { isDeepStrictEqual } from 'node:util';
 import type { Change, Storage } from '../../../storage/storage.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
 import type { ResourceCatalog } from '../../../registry/catalog.ts';
@@ -52,6 +51,7 @@ import {
 } from '../common.ts';
 import { podsToDelete } from './ranking.ts';
 import { OwnerRouting } from '../routing.ts';
+import { deepEqual } from '../../../../apimachinery/json/index.ts';
 
 const POD_PREFIX = '/core/pods/';
 /** kube's burstReplicas: the most pods created or deleted in one sync. */
@@ -261,7 +261,7 @@ export class ReplicaSetController extends ChangeDrivenController {
     if (nextConditions.length > 0) status.conditions = nextConditions;
     for (const [k, v] of Object.entries(old)) if (!(k in status) && !KNOWN_STATUS.has(k)) status[k] = v;
 
-    if (!isDeepStrictEqual(status, old)) await writeStatusUnlessWritten(this.store, this.rsDef, rs, this.ctx, status);
+    if (!deepEqual(status, old)) await writeStatusUnlessWritten(this.store, this.rsDef, rs, this.ctx, status);
     // Pods Ready but not yet for minReadySeconds become available later: look again then.
     if (recheckIn !== undefined) this.loop.addAfter(`${rs.metadata.namespace}/${rs.metadata.name}`, recheckIn);
   }

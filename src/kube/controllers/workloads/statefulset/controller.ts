@@ -17,7 +17,6 @@
 //
 // Not done: changing hostname/subdomain/volumes of existing pods whose identity drifted (the pod
 // spec fields are immutable here as in kube; only the identity labels are restored).
-import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../../../../apimachinery/json/index.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
 import type { Change, Storage } from '../../../storage/storage.ts';
@@ -68,6 +67,7 @@ import {
 import { applyRevision, dataKey, nextRevision, revisionData, sortRevisions } from '../history.ts';
 import { newRevision, revisionsToDelete } from './revisions.ts';
 import { OwnerRouting } from '../routing.ts';
+import { deepEqual } from '../../../../apimachinery/json/index.ts';
 
 const COMPONENT = 'statefulset-controller';
 const ctx = internalContext(COMPONENT);
@@ -482,8 +482,7 @@ export class StatefulSetController extends ChangeDrivenController {
     status.availableReplicas = available;
     for (const [k, v] of Object.entries(set.status)) if (!(k in status) && !KNOWN_STATUS.has(k)) status[k] = v;
 
-    if (!isDeepStrictEqual(status, set.status))
-      await writeStatusUnlessWritten(this.store, this.stsDef, set, ctx, status);
+    if (!deepEqual(status, set.status)) await writeStatusUnlessWritten(this.store, this.stsDef, set, ctx, status);
     if (recheckIn !== undefined) this.loop.addAfter(`${set.metadata.namespace}/${set.metadata.name}`, recheckIn);
   }
 
