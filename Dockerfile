@@ -1,6 +1,15 @@
 # The peerpods operator image: `peerpods run peerpod-controller` (see config/manager/).
-# The CLI runs from the TypeScript sources through tsx (a runtime dependency), so there is no build
-# stage: production dependencies and the sources are all it needs.
+# Two stages: the first installs every dependency and builds (`npm ci` runs `prepare`, which is
+# `npm run build`), then drops the dev dependencies; the image gets the build, the production
+# node_modules and bin/ — no sources, no TypeScript, no tsx.
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
+COPY bin ./bin
+COPY src ./src
+RUN npm ci && npm prune --omit=dev && npm cache clean --force
+
 FROM node:20-slim
 
 # virsh for the libvirt provider (qemu+ssh:// URIs, as upstream, with the key from ssh-key-secret).
@@ -9,11 +18,10 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
-COPY tsconfig.json ./
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 COPY bin ./bin
-COPY src ./src
 RUN ln -s /app/bin/peerpods.js /usr/local/bin/peerpods
 
 ENV NODE_ENV=production

@@ -13,9 +13,11 @@ import peerpods from './scripts/lint/boundaries.js';
 // importing file's path and matches the resulting file.
 const floor = 'src/apimachinery/**'; // the shared floor: anyone may import any of its modules
 const publicEntries = 'src/*/index.ts';
+// The light second entry of a part: the defaults its CLI flags show, so `--help` loads no part.
+const defaultsEntries = 'src/*/defaults.ts';
 const boundaries = {
   root: import.meta.dirname,
-  parts: ['apimachinery', 'kube', 'runtime', 'peerpod', 'kvm', 'cli'],
+  parts: ['apimachinery', 'kube', 'runtime', 'peerpod', 'kvm', 'testing', 'cli'],
   entries: [
     { files: 'src/apimachinery/**', allow: [floor], rule: 'apimachinery imports nothing of the project but itself' },
     { files: 'src/kube/**', allow: [floor, 'src/kube/**'], rule: 'kube may import apimachinery and kube only' },
@@ -35,9 +37,14 @@ const boundaries = {
       rule: 'kvm may import apimachinery, itself, and runtime through src/runtime/index.ts only; never kube, never peerpod',
     },
     {
+      files: 'src/testing/**',
+      allow: [floor, 'src/testing/**', 'src/kube/index.ts', 'src/runtime/index.ts'],
+      rule: 'testing may import apimachinery, itself, and kube and runtime through their public entries only',
+    },
+    {
       files: 'src/cli/**',
-      allow: [floor, 'src/cli/**', publicEntries],
-      rule: 'cli may import apimachinery, itself, and the other parts through their public entries src/<part>/index.ts only',
+      allow: [floor, 'src/cli/**', publicEntries, defaultsEntries],
+      rule: 'cli may import apimachinery, itself, and the other parts through their public entries src/<part>/index.ts (and defaults.ts) only',
     },
     { files: 'src/**', allow: [], rule: 'src/ holds only the parts' },
     {
@@ -103,6 +110,26 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
       // A closure may read a variable that is assigned once, later (watch handlers).
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    files: ['src/**'],
+    rules: {
+      // Objects from another realm (jest's vm modules, structuredClone's results there) have another
+      // prototype, and isDeepStrictEqual then calls equal JSON unequal: a controller that compares
+      // with it rewrites the same object forever. JSON is compared with apimachinery's deepEqual.
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'node:util',
+              importNames: ['isDeepStrictEqual'],
+              message: 'use deepEqual from src/apimachinery/json',
+            },
+          ],
+        },
+      ],
     },
   },
 );

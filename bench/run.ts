@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -22,6 +22,8 @@ import { RECOVERY_TARGET_SECONDS, runStorageBench } from './storage.ts';
 import type { StorageResults } from './storage.ts';
 import { runAdaptorUpgradeBench } from './adaptor-upgrade.ts';
 import type { AdaptorUpgradeResults } from './adaptor-upgrade.ts';
+import { runCliStartupBench } from './cli-startup.ts';
+import type { CliStartupResults } from './cli-startup.ts';
 
 const onlyIdx = process.argv.indexOf('--only');
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
@@ -37,6 +39,7 @@ const PARTS = [
   'storage',
   'bounds',
   'adaptor-upgrade',
+  'cli-startup',
 ];
 if (only !== undefined && !PARTS.includes(only)) {
   console.error(`usage: npm run bench [-- --only ${PARTS.join('|')}]`);
@@ -65,6 +68,7 @@ let bounds: Partial<BoundsResults> | undefined;
 let faultCampaign: FaultCampaignResults | undefined;
 let storage: StorageResults | undefined;
 let adaptorUpgrade: AdaptorUpgradeResults | undefined;
+let cliStartup: CliStartupResults | undefined;
 const wants = (part: string): boolean => only === undefined || only === part;
 if (wants('apiserver')) apiserver = await runApiserver(log);
 if (wants('runtime')) runtime = await runRuntime(log);
@@ -104,6 +108,10 @@ if (wants('adaptor-upgrade')) {
     'adaptor-upgrade: 50 running peer pods while the adaptor DaemonSet rolls to a new image, then an adaptor SIGKILLed',
   );
   adaptorUpgrade = await runAdaptorUpgradeBench(log);
+}
+if (wants('cli-startup')) {
+  log('cli-startup: `peerpods --help` from spawn to exit, before (sources through tsx) and after (the build)');
+  cliStartup = await runCliStartupBench(log);
 }
 const seconds = (nowMs() - t0) / 1000;
 
@@ -376,6 +384,28 @@ if (bounds?.watchers) {
   });
 }
 
+if (cliStartup) {
+  const c = cliStartup;
+  const ref = c.before ?? c.source;
+  for (const f of [c.before, c.source, c.node]) {
+    if (!f) continue;
+    rows.push({
+      figure: `cli-startup: ${f.command}`,
+      value: `median ${f.medianMs} ms, p90 ${f.p90Ms} ms (CPU ${f.cpuMedianMs} ms)`,
+      reference: `${c.runs} runs interleaved with the others; load ${c.loadAverageAtStart.join(' / ')} at start`,
+      target: '—',
+      status: '—',
+    });
+  }
+  rows.push({
+    figure: `cli-startup: ${c.after.command}`,
+    value: `median ${c.after.medianMs} ms, p90 ${c.after.p90Ms} ms (CPU ${c.after.cpuMedianMs} ms)`,
+    reference: `${c.speedup}× faster than ${ref.command} (median ${ref.medianMs} ms)`,
+    target: `median < ${c.targetMs} ms`,
+    status: status(c.met),
+  });
+}
+
 const results = {
   machine,
   seconds,
@@ -391,6 +421,7 @@ const results = {
   storage,
   faultCampaign,
   adaptorUpgrade,
+  cliStartup,
   table: rows,
 };
 const outDir = join(BENCH_DIR, 'results');

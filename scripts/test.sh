@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The one test command (`npm test`): system packages, typecheck, lint, then every test file
-# under node's test runner. Extra arguments select test files, e.g. `npm test -- test/kube`.
+# The one test command (`npm test`): system packages, the build, typecheck, lint, then every test
+# file under node's test runner. Extra arguments select test files, e.g. `npm test -- test/kube`.
+# The build comes first in both cases: tests and process pods spawn bin/peerpods.js, which runs
+# dist/ (incremental: a build with no change takes about a second).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/system-deps.sh
+echo "== build"; node scripts/build.mjs
 
 if [ $# -eq 0 ]; then
   echo "== typecheck"; npx tsc -p tsconfig.json --noEmit

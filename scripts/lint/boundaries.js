@@ -119,6 +119,19 @@ function manifest(root) {
 }
 
 /**
+ * The file an `exports` entry names for this repository: a string, or under conditions the
+ * `peerpods-source` one (the sources, as the dev loop and the typecheck see them), else `import`.
+ * @param {unknown} target
+ * @returns {string | undefined}
+ */
+function exportTarget(target) {
+  if (typeof target === 'string') return target;
+  if (target === null || typeof target !== 'object') return undefined;
+  const conditions = /** @type {Record<string, unknown>} */ (target);
+  return exportTarget(conditions['peerpods-source'] ?? conditions.import ?? conditions.default);
+}
+
+/**
  * The absolute path a specifier names, or undefined when it is not a file of this project
  * (a dependency, a node: builtin, or a self-reference package.json does not export).
  * @param {string} specifier
@@ -131,8 +144,7 @@ function resolve(specifier, importer, root) {
   if (!name || (specifier !== name && !specifier.startsWith(`${name}/`))) return undefined;
   const key = `.${specifier.slice(name.length)}`;
   const map = typeof exports === 'string' ? { '.': exports } : /** @type {Record<string, unknown>} */ (exports ?? {});
-  const target = map[key];
-  const file = typeof target === 'string' ? target : undefined;
+  const file = exportTarget(map[key]);
   return file ? path.resolve(root, file) : undefined;
 }
 

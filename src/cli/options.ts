@@ -1,6 +1,7 @@
 // Option parsers shared by the CLI commands.
 import { InvalidArgumentError, Option } from 'commander';
-import { formatDuration, parseDuration } from '../apimachinery/index.ts';
+// The module itself, not apimachinery's index: `--help` must stay light (see program.ts).
+import { formatDuration, parseDuration } from '../apimachinery/time/duration.ts';
 
 export function parsePort(value: string): number {
   const n = Number(value);
@@ -43,6 +44,9 @@ export const HEALTH_PROBE_PORTS = {
   webhook: 8084,
   'kvm-operator': 8085,
 } as const;
+
+/** The PeerPodConfig controller's own Lease: it may run beside the PeerPod controller, which holds upstream's ID. */
+export const PEERPODCONFIG_LEADER_ELECTION_ID = 'peerpodconfig.confidentialcontainers.org';
 
 /** `--health-probe-bind-address` with the command's own default port. */
 export function healthProbeOption(command: keyof typeof HEALTH_PROBE_PORTS): Option {

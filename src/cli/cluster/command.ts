@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import { parsePort } from '../options.ts';
 import { registerNodeCommands } from './nodes.ts';
 import { onShutdown } from '../signals.ts';
-import { processRuntimeOptions } from './process-runtime.ts';
 import type { FaultRule } from '../../kube/index.ts';
 
 export const DEFAULT_KUBECONFIG = '.peerpods/kubeconfig';
@@ -88,6 +87,7 @@ export function registerClusterCommands(program: Command): void {
       const etcd = etcdOptions(opts);
       // Loaded here, not at the top: operators started by the same CLI never pay for the control plane.
       const { startControlPlane } = await import('../../kube/index.ts');
+      const { processRuntimeOptions } = await import('./process-runtime.ts');
       const cp = await startControlPlane({
         port: opts.port,
         host: opts.host,

@@ -4,8 +4,8 @@
 // keeps whatever Ready condition a client wrote.
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { KubeClient, type ResourceType } from '../../runtime/index.ts';
-import { formatTime } from '../../apimachinery/index.ts';
+import type { KubeClient, ResourceType } from '../../runtime/index.ts';
+import { formatTime } from '../../apimachinery/time/format.ts';
 
 const NODES: ResourceType = { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
 
@@ -32,6 +32,8 @@ export function registerNodeCommands(cluster: Command, defaultKubeconfig: string
   const action =
     (fn: (client: KubeClient, name: string) => Promise<string>) =>
     async (name: string, opts: { kubeconfig: string }) => {
+      // Loaded here: registering the command (every CLI start) must not load the client.
+      const { KubeClient } = await import('../../runtime/index.ts');
       const client = await KubeClient.load({ kubeconfigPath: resolve(opts.kubeconfig) });
       try {
         console.log(await fn(client, name));

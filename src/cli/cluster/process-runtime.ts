@@ -1,7 +1,7 @@
 // What `peerpods cluster start` runs for real: containers of this project's image (plus any
 // `--local-image`) become processes of this checkout's CLI, the image's `peerpods` entrypoint.
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_IMAGE } from '../manifests/layers.ts';
+import { DEFAULT_IMAGE } from '../manifests/defaults.ts';
 
 /** This checkout's CLI, as the image's entrypoint runs it. */
 /** This checkout: the image's own files, which process pods always see (no volume hides them). */

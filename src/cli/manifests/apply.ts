@@ -7,12 +7,14 @@ import {
   ConfigMaps,
   CustomResourceDefinitions,
   Deployments,
+  MutatingWebhookConfigurations,
   Namespaces,
   RoleBindings,
   Roles,
   Secrets,
   ServiceAccounts,
   Services,
+  ValidatingWebhookConfigurations,
   isNotFound,
   serverSideApply,
   waitEstablished,
@@ -34,6 +36,9 @@ const TYPES: ResourceType[] = [
   Secrets,
   Services,
   Deployments,
+  // A scaffolded project's webhooks (deploy --kustomize), after the Deployment that serves them.
+  MutatingWebhookConfigurations,
+  ValidatingWebhookConfigurations,
   PeerPods,
 ];
 

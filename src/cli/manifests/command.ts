@@ -1,90 +1,19 @@
-// `peerpods manifests` writes config/ from code; `install|uninstall` apply or remove the CRDs and
-// `deploy|undeploy` the whole operator (config/default) on the current kubeconfig context, through
-// the runtime client with server-side apply (field manager `peerpods`).
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+// `peerpods manifests | install | uninstall | deploy | undeploy`: their flags, registered without
+// loading the layers or a client; each action imports operations.ts when it runs (see program.ts).
 import type { Command } from 'commander';
-import { KubeClient } from '../../runtime/index.ts';
-import { allCrds as peerPodCrds } from '../../peerpod/index.ts';
-import { kvmCrds } from '../../kvm/index.ts';
-
-/** Every CRD this package defines: the peer-pod and the kvm-operator APIs. */
-export const allCrds = () => [...peerPodCrds(), ...kvmCrds()];
-import { applyAll, deleteAll } from './apply.ts';
-import { claimNamespaces, madeByDeploy } from './ownership.ts';
-import { DEFAULT_IMAGE, DEFAULT_NAMESPACE, buildFiles, buildLayers, deployObjects } from './layers.ts';
-import type { ManifestOptions } from './layers.ts';
-
-export async function writeManifests(outDir: string, opts: ManifestOptions = {}): Promise<string[]> {
-  const files = buildFiles(opts);
-  // Generated output only: stale files of an older layout must not linger.
-  for (const layer of new Set(files.map((f) => f.path.split('/')[0]))) {
-    await rm(path.join(outDir, layer), { recursive: true, force: true });
-  }
-  for (const f of files) {
-    const target = path.join(outDir, f.path);
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, f.content);
-  }
-  return files.map((f) => f.path);
-}
-
-interface ClusterOpts {
-  kubeconfig?: string;
-  namespace: string;
-  image: string;
-  peerpodControllerArg?: string[];
-}
-
-async function withClient<T>(o: { kubeconfig?: string }, fn: (c: KubeClient) => Promise<T>): Promise<T> {
-  const client = await KubeClient.load(o.kubeconfig ? { kubeconfigPath: o.kubeconfig } : {});
-  try {
-    return await fn(client);
-  } finally {
-    client.close();
-  }
-}
-
-const print = (line: string): void => console.log(line);
-
-export async function install(o: { kubeconfig?: string }): Promise<void> {
-  await withClient(o, (c) => applyAll(c, allCrds(), print));
-}
-
-export async function uninstall(o: { kubeconfig?: string }): Promise<void> {
-  await withClient(o, (c) => deleteAll(c, allCrds(), print));
-}
-
-export async function deploy(o: ClusterOpts): Promise<void> {
-  const opts: ManifestOptions = {
-    namespace: o.namespace,
-    image: o.image,
-    peerPodControllerArgs: o.peerpodControllerArg ?? [],
-  };
-  await withClient(o, (c) => deployTo(c, opts, print));
-}
-
-/** What `deploy` applies, through a client: also `peerpods start`'s deploy onto its embedded cluster. */
-export async function deployTo(c: KubeClient, opts: ManifestOptions, log: (line: string) => void): Promise<void> {
-  const objects = deployObjects(opts);
-  await applyAll(c, await claimNamespaces(c, objects, log), log);
-}
-
-/**
- * Removes what deploy made except the CRDs (deleting them would delete every PeerPod: use
- * uninstall); a namespace that existed before deploy stays, with what is in it.
- */
-export async function undeploy(o: ClusterOpts): Promise<void> {
-  const l = buildLayers({ namespace: o.namespace, image: o.image });
-  await withClient(o, (c) => deleteAll(c, [...l.rbac, ...l.manager], print, { onlyIf: madeByDeploy }));
-}
+import { DEFAULT_IMAGE, DEFAULT_NAMESPACE } from './defaults.ts';
+import type { ClusterOpts, KustomizeOpt } from './operations.ts';
 
 export function registerManifestCommands(program: Command): void {
   const cluster = (cmd: Command) =>
     cmd
       .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
       .option('--namespace <ns>', 'namespace of the operator', DEFAULT_NAMESPACE)
-      .option('--image <ref>', 'operator image', DEFAULT_IMAGE);
+      .option('--image <ref>', 'operator image', DEFAULT_IMAGE)
+      .option(
+        '-k, --kustomize <dir>',
+        "use this kustomize directory instead of peerpods' own layers (e.g. a scaffolded project's config/default)",
+      );
 
   program
     .command('manifests')
@@ -93,6 +22,7 @@ export function registerManifestCommands(program: Command): void {
     .option('--namespace <ns>', 'namespace of the operator', DEFAULT_NAMESPACE)
     .option('--image <ref>', 'operator image', DEFAULT_IMAGE)
     .action(async (o: { output: string; namespace: string; image: string }) => {
+      const { writeManifests } = await import('./operations.ts');
       const written = await writeManifests(o.output, { namespace: o.namespace, image: o.image });
       console.log(`wrote ${written.length} files under ${o.output}/`);
     });
@@ -100,12 +30,17 @@ export function registerManifestCommands(program: Command): void {
     .command('install')
     .description('apply the CRDs to the current kubeconfig context')
     .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
-    .action(install);
+    .option(
+      '-k, --kustomize <dir>',
+      "apply this kustomize directory instead of peerpods' own manifests (e.g. a scaffolded project's config/crd)",
+    )
+    .action(async (o: { kubeconfig?: string; kustomize?: string }) => (await import('./operations.ts')).install(o));
   program
     .command('uninstall')
     .description('delete the CRDs (and with them every PeerPod)')
     .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
-    .action(uninstall);
+    .option('-k, --kustomize <dir>', 'delete the CRDs of this kustomize directory')
+    .action(async (o: { kubeconfig?: string; kustomize?: string }) => (await import('./operations.ts')).uninstall(o));
   cluster(program.command('deploy').description('apply config/default: CRDs, RBAC, the controller Deployment'))
     .option(
       '--peerpod-controller-arg <flag>',
@@ -113,10 +48,10 @@ export function registerManifestCommands(program: Command): void {
       (v: string, prev: string[]) => [...prev, v],
       [],
     )
-    .action(deploy);
+    .action(async (o: ClusterOpts & KustomizeOpt) => (await import('./operations.ts')).deploy(o));
   cluster(
     program
       .command('undeploy')
       .description('delete what deploy created, except the CRDs and a namespace it did not create'),
-  ).action(undeploy);
+  ).action(async (o: ClusterOpts & KustomizeOpt) => (await import('./operations.ts')).undeploy(o));
 }

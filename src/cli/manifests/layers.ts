@@ -16,7 +16,10 @@ import {
   peerPodConfigRbacRules,
   peerPodRbacRules,
 } from '../../peerpod/index.ts';
-import { PEERPODCONFIG_LEADER_ELECTION_ID } from '../run/peerpodconfig.ts';
+import { PEERPODCONFIG_LEADER_ELECTION_ID } from '../options.ts';
+import { DEFAULT_IMAGE, DEFAULT_NAMESPACE } from './defaults.ts';
+
+export { DEFAULT_IMAGE, DEFAULT_NAMESPACE } from './defaults.ts';
 import { kvmLayers } from './kvm.ts';
 import { PROBE_PORT, READINESS_PERIOD_SECONDS, operatorDeployment } from './deployment.ts';
 import { componentRbac } from './rbac.ts';
@@ -30,8 +33,6 @@ export interface ManifestOptions {
   peerPodControllerArgs?: string[];
 }
 
-export const DEFAULT_NAMESPACE = 'peerpods-system';
-export const DEFAULT_IMAGE = 'ghcr.io/peerpods/peerpods:latest';
 /** Component names: each is its Deployment's, its ServiceAccount's and its roles' name. */
 const NAME = 'peerpod-controller';
 const PPC_NAME = 'peerpodconfig-controller';

@@ -1,16 +1,6 @@
-// What every `peerpods run <operator>` subcommand shares: the `run` parent command, and a Manager
-// over a client from the current kubeconfig context (or in-cluster), run until SIGTERM/SIGINT.
-import type { Command } from 'commander';
+// What every `peerpods run <operator>` subcommand shares: a Manager over a client from the current kubeconfig context (or in-cluster), run until SIGTERM/SIGINT.
 import { KubeClient, Manager, createLogger } from '../../runtime/index.ts';
 import type { Logger } from '../../runtime/index.ts';
-
-/** `run` is shared by the operators' subcommands; whoever registers first creates it. */
-export function runCommand(program: Command): Command {
-  return (
-    program.commands.find((c) => c.name() === 'run') ??
-    program.command('run').description('run an operator against the current kubeconfig context or in-cluster')
-  );
-}
 
 export interface OperatorManagerOptions {
   /** Logger name, e.g. `peerpod-controller`. */

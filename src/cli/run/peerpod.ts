@@ -1,14 +1,7 @@
 // `peerpods run peerpod-controller`: the PeerPod controller against the current kubeconfig context,
 // or in-cluster (service account) when there is none.
-import type { Command } from 'commander';
-import {
-  DEFAULT_MAX_CONCURRENT_DELETES,
-  DEFAULT_MAX_CONCURRENT_RECONCILES,
-  LEADER_ELECTION_ID,
-  setupPeerPodController,
-} from '../../peerpod/index.ts';
-import { operatorManager, runCommand } from './operator.ts';
-import { durationOption, healthProbeOption, parsePositiveInt } from '../options.ts';
+import { LEADER_ELECTION_ID, setupPeerPodController } from '../../peerpod/index.ts';
+import { operatorManager } from './operator.ts';
 
 export interface RunPeerPodOptions {
   kubeconfig?: string;
@@ -45,25 +38,4 @@ export async function runPeerPodController(o: RunPeerPodOptions): Promise<void> 
     'starting the PeerPod controller',
   );
   await run();
-}
-
-export function registerPeerPodCommands(program: Command): void {
-  runCommand(program)
-    .command('peerpod-controller')
-    .description('delete the VMs of dangling PeerPods, release their finalizers, and sweep orphan VMs')
-    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
-    .option('--namespace <ns>', 'where peer-pods-cm and peer-pods-secret live (default: $PEERPODS_NAMESPACE)')
-    .option('--dry-run', 'the orphan sweep only reports (event, log, metric); it deletes nothing')
-    .addOption(durationOption('--orphan-grace <duration>', 'age before an unnamed VM counts as an orphan', 600_000))
-    .addOption(durationOption('--sweep-interval <duration>', 'orphan sweep interval (0 disables the sweep)', 60_000))
-    .option(
-      '--max-concurrent-deletes <n>',
-      'deletes in flight per provider',
-      parsePositiveInt,
-      DEFAULT_MAX_CONCURRENT_DELETES,
-    )
-    .option('--max-concurrent-reconciles <n>', 'workers', parsePositiveInt, DEFAULT_MAX_CONCURRENT_RECONCILES)
-    .option('--leader-elect', `elect a leader through the Lease ${LEADER_ELECTION_ID}`)
-    .addOption(healthProbeOption('peerpod-controller'))
-    .action(runPeerPodController);
 }

@@ -1,12 +1,10 @@
 // `peerpods demo`: the whole peer-pod story, unattended, on a fresh stack in a temporary directory.
 // Exit 0 only if every step held; otherwise 1, with the failing step's ✗ line.
-import type { Command } from 'commander';
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { chooseProvider, runDemo } from '../../peerpod/index.ts';
 import type { StackProviderName, StepResult } from '../../peerpod/index.ts';
-import { durationOption } from '../options.ts';
-import { fileLogger, parseProvider } from './start.ts';
+import { fileLogger } from './start.ts';
 
 export interface DemoOptions {
   provider?: StackProviderName;
@@ -65,18 +63,4 @@ export async function demo(o: DemoOptions, print: (line: string) => void): Promi
       : `peerpods demo: all ${results.length} steps held (${(total / 1000).toFixed(2)} s of steps)`,
   );
   return results;
-}
-
-export function registerDemoCommand(program: Command): void {
-  program
-    .command('demo')
-    .description('run the whole peer-pod story unattended (create, limit, delete, failure path, orphan sweep)')
-    .option('--provider <name>', 'qemu or simulated (default: qemu when qemu-system-x86_64 runs)', parseProvider)
-    .addOption(durationOption('--orphan-grace <duration>', 'orphan sweep grace period', 5000))
-    .addOption(durationOption('--step-timeout <duration>', 'deadline of each step', 30_000))
-    .option('--keep', 'keep the temporary directory (state, logs)')
-    .action(async (o: DemoOptions) => {
-      const results = await demo(o, (line) => console.log(line));
-      process.exit(results.length > 0 && results.every((r) => r.ok) ? 0 : 1);
-    });
 }

@@ -29,7 +29,7 @@ import {
 import type { DrainReport, PeerPodsStack, StackProviderName } from '../../peerpod/index.ts';
 import { IMAGE_ROOT, processRuntimeOptions } from '../cluster/process-runtime.ts';
 import { applyAll } from '../manifests/apply.ts';
-import { allCrds, deployTo } from '../manifests/command.ts';
+import { allCrds, deployTo } from '../manifests/operations.ts';
 import { DEFAULT_IMAGE, PEERPOD_CONTROLLER_DEPLOYMENT, deployObjects } from '../manifests/layers.ts';
 
 export interface LocalStackOptions {

@@ -3,17 +3,13 @@
 // per node, all process pods), a sample PeerPodConfig, a kubeconfig and the kubectl commands to try;
 // then a live summary until Ctrl-C, which stops everything and checks that no VM process is left.
 // The state directory is locked while a run holds it.
-import { InvalidArgumentError } from 'commander';
-import type { Command } from 'commander';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../../runtime/index.ts';
 import type { Logger } from '../../runtime/index.ts';
 import { chooseProvider, formatSummary, qemuProcessesUnder, summarize } from '../../peerpod/index.ts';
 import type { DrainReport, ProviderChoice, StackProviderName } from '../../peerpod/index.ts';
-import { DEFAULT_KUBECONFIG } from '../cluster/command.ts';
 import type { LocalStack } from './local-stack.ts';
-import { durationOption, parsePort } from '../options.ts';
 import { onShutdown } from '../signals.ts';
 import { bannerLines, peerPodYaml } from './banner.ts';
 import { lockStateDir } from './state-lock.ts';
@@ -26,17 +22,6 @@ export interface StartOptions {
   nodes: number;
   summaryInterval: number;
   orphanGrace: number;
-}
-
-export function parseProvider(value: string): StackProviderName {
-  if (value !== 'qemu' && value !== 'simulated') throw new InvalidArgumentError('must be qemu or simulated');
-  return value;
-}
-
-export function parseNodeCount(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 100) throw new InvalidArgumentError('must be an integer within 1..100');
-  return n;
 }
 
 /** JSON logs go to a file next to the kubeconfig, so the terminal shows the banner and the summary. */
@@ -148,32 +133,22 @@ export async function stopMain(
   return report;
 }
 
-export function registerStartCommand(program: Command): void {
-  program
-    .command('start')
-    .description('run the control plane with simulated nodes and the whole peer-pods stack; Ctrl-C stops it')
-    .option('--port <n>', 'API server port (0 picks a free one)', parsePort, 0)
-    .option('--kubeconfig <file>', 'where to write the kubeconfig (state goes next to it)', DEFAULT_KUBECONFIG)
-    .option('--provider <name>', 'qemu or simulated (default: qemu when qemu-system-x86_64 runs)', parseProvider)
-    .option('--nodes <n>', 'simulated worker nodes', parseNodeCount, 2)
-    .addOption(durationOption('--summary-interval <duration>', 'how often the live summary is checked', 3000))
-    .addOption(durationOption('--orphan-grace <duration>', 'age before a VM no PeerPod names is deleted', 60_000))
-    .action(async (o: StartOptions) => {
-      const print = (line: string): void => console.log(line);
-      // Handled from the start: a signal during start-up (or right after `peerpods ready`) must still
-      // stop the cluster's pods, which a default SIGTERM death would leave running.
-      let stopSummary: () => Promise<void> = async () => undefined;
-      const starting = startMain(o, print);
-      onShutdown(async () => {
-        const started = await starting.catch(() => undefined);
-        if (!started) return;
-        await stopSummary();
-        try {
-          await stopMain(started.local, started.choice, started.stateDir, print);
-        } finally {
-          started.lock.release();
-        }
-      });
-      stopSummary = liveSummary((await starting).local, o.summaryInterval, print);
-    });
+/** `peerpods start`: the stack until a signal stops it. */
+export async function runStart(o: StartOptions): Promise<void> {
+  const print = (line: string): void => console.log(line);
+  // Handled from the start: a signal during start-up (or right after `peerpods ready`) must still
+  // stop the cluster's pods, which a default SIGTERM death would leave running.
+  let stopSummary: () => Promise<void> = async () => undefined;
+  const starting = startMain(o, print);
+  onShutdown(async () => {
+    const started = await starting.catch(() => undefined);
+    if (!started) return;
+    await stopSummary();
+    try {
+      await stopMain(started.local, started.choice, started.stateDir, print);
+    } finally {
+      started.lock.release();
+    }
+  });
+  stopSummary = liveSummary((await starting).local, o.summaryInterval, print);
 }

@@ -2,12 +2,19 @@
 import type { CloudProvider, Instance, ProviderOptions } from '../providers/index.ts';
 import { PeerPodAnnotations } from '../api/index.ts';
 import type { KubeObject, RateLimiter } from '../../runtime/index.ts';
+import {
+  DEFAULT_CONFIGMAP,
+  DEFAULT_MAX_CONCURRENT_RECONCILES,
+  DEFAULT_RUNTIME_CLASS,
+  DEFAULT_SECRET,
+} from './defaults.ts';
 
-export const DEFAULT_RUNTIME_CLASS = 'kata-remote';
-export const DEFAULT_CONFIGMAP = 'peer-pods-cm';
-export const DEFAULT_SECRET = 'peer-pods-secret';
-/** VM creates take seconds to minutes; one worker per pod in flight keeps a node's pods from queueing. */
-export const DEFAULT_MAX_CONCURRENT_RECONCILES = 16;
+export {
+  DEFAULT_CONFIGMAP,
+  DEFAULT_MAX_CONCURRENT_RECONCILES,
+  DEFAULT_RUNTIME_CLASS,
+  DEFAULT_SECRET,
+} from './defaults.ts';
 /** Retry of a pod whose provider is unknown or misconfigured; a settings change retries at once. */
 export const DEFAULT_PROVIDER_ERROR_REQUEUE_MS = 60_000;
 

@@ -43,6 +43,11 @@ export const PeerPodConfigConditions = {
    * or cannot tell (CapacityUnknown). Not part of Ready: a capped config works as intended.
    */
   CapacityLimited: 'CapacityLimited',
+  /**
+   * True when an older PeerPodConfig already claims this one's RuntimeClass or node resource (reason
+   * RuntimeClassConflict or ExtendedResourceConflict): nothing of it is applied. Absent otherwise.
+   */
+  Conflicted: 'Conflicted',
   /** All of the above. */
   Ready: 'Ready',
 } as const;
@@ -116,6 +121,29 @@ const specFields = s.object({
     description:
       'The largest pod VM memory a pod may ask for, as a whole number of Mi, Gi, Ti or Pi (e.g. 512Gi): the ' +
       'webhook denies larger pods (its --max-memory). Default 32Ti.',
+  }),
+  // Several providers in one cluster (CAA#2219, #2382): one PeerPodConfig per provider, each bound to
+  // its own RuntimeClass and node resource. Per-provider settings (the warm pool's, later) belong here.
+  runtimeClassName: ext<string>({
+    type: 'string',
+    pattern: '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$',
+    description:
+      'The RuntimeClass whose pods this provider runs (the webhook maps it to extendedResource; the adaptor ' +
+      'takes its pods). Default kata-remote. Two PeerPodConfigs claiming one RuntimeClass: the younger is refused.',
+  }),
+  extendedResource: ext<string>({
+    type: 'string',
+    pattern: '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$',
+    description:
+      'The node resource one pod VM of this provider takes. Default kata.peerpods.io/vm; another provider names ' +
+      'its own, e.g. simulated.kata.peerpods.io/vm. Two PeerPodConfigs claiming one resource: the younger is refused.',
+  }),
+  cloudProvider: ext<string>({
+    type: 'string',
+    pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+    description:
+      "The provider this config's adaptors create VMs with (their --provider; `<provider>.KEY` settings apply). " +
+      'Default CLOUD_PROVIDER of its ConfigMap.',
   }),
   nodeSelector: ext<Record<string, string>>({
     type: 'object',

@@ -7,6 +7,7 @@
 // only, so several providers in one cluster can use different values of the same setting, e.g.
 // `libvirt.LIBVIRT_URI`. Secret keys win over ConfigMap keys, as upstream's `envFrom` order does.
 // The adaptor and the PeerPod controller both read their providers' settings through this module.
+import { isKnownProvider } from './registry.ts';
 import type { InformerScope, KubeObject, PolicyRule, SharedInformer } from '../../runtime/index.ts';
 
 export interface DataObject extends KubeObject {
@@ -19,6 +20,11 @@ export interface CredentialSource {
   configFor(provider: string): Record<string, string>;
   /** Whether either object exists (upstream's "both missing" error). */
   found(): { configMap: boolean; secret: boolean };
+  /**
+   * The providers these settings configure: CLOUD_PROVIDER (comma-separated) and every known provider
+   * with `<provider>.KEY` settings of its own (one of several providers in the cluster), sorted.
+   */
+  configuredProviders(): string[];
 }
 
 export interface CredentialInformers {
@@ -58,6 +64,10 @@ export class InformerCredentials implements CredentialSource {
     return scopeToProvider(flatSettings(this.configMap(), this.secret()), provider);
   }
 
+  configuredProviders(): string[] {
+    return providersIn(flatSettings(this.configMap(), this.secret()));
+  }
+
   private configMap(): DataObject | undefined {
     return this.informers.configMaps.get(this.namespace, this.names.configMap);
   }
@@ -76,6 +86,16 @@ export function flatSettings(
   for (const [k, v] of Object.entries(secret?.data ?? {})) flat[k] = Buffer.from(v, 'base64').toString('utf8');
   for (const [k, v] of Object.entries(secret?.stringData ?? {})) flat[k] = v;
   return flat;
+}
+
+export function providersIn(flat: Record<string, string>): string[] {
+  const names = new Set<string>();
+  for (const p of (flat.CLOUD_PROVIDER ?? '').split(',')) if (p.trim()) names.add(p.trim());
+  for (const k of Object.keys(flat)) {
+    const dot = k.indexOf('.');
+    if (dot > 0 && isKnownProvider(k.slice(0, dot))) names.add(k.slice(0, dot));
+  }
+  return [...names].sort();
 }
 
 /** Plain keys, overridden by `<provider>.KEY`; keys prefixed for other providers are dropped. */

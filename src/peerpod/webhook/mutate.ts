@@ -16,8 +16,11 @@ import {
   type SizeLimit,
 } from './vm-limits.ts';
 
-export const DEFAULT_RUNTIME_CLASS = 'kata-remote';
-export const DEFAULT_EXTENDED_RESOURCE = 'kata.peerpods.io/vm';
+import { DEFAULT_EXTENDED_RESOURCE, DEFAULT_RUNTIME_CLASS } from './defaults.ts';
+import type { DropMode } from './defaults.ts';
+
+export { DEFAULT_EXTENDED_RESOURCE, DEFAULT_RUNTIME_CLASS, DROP_MODES } from './defaults.ts';
+export type { DropMode } from './defaults.ts';
 export const GPU_RESOURCE = 'nvidia.com/gpu';
 
 export const Annotations = {
@@ -26,14 +29,16 @@ export const Annotations = {
   gpus: 'io.katacontainers.config.hypervisor.default_gpus',
 } as const;
 
-export const DROP_MODES = ['upstream', 'preserve'] as const;
-export type DropMode = (typeof DROP_MODES)[number];
-
 export interface MutatorOptions {
   /** Pods of this runtime class are mutated ($TARGET_RUNTIMECLASS). Default kata-remote. */
   targetRuntimeClass?: string;
   /** The node resource one pod VM takes ($POD_VM_EXTENDED_RESOURCE). Default kata.peerpods.io/vm. */
   extendedResource?: string;
+  /**
+   * More RuntimeClasses, each with the resource of its provider (several providers in one cluster);
+   * an entry for the target RuntimeClass wins over extendedResource. Default none.
+   */
+  runtimeClassResources?: Readonly<Record<string, string>>;
   /** upstream: clear every container resource. preserve: keep what the VM size cannot carry. Default upstream. */
   dropResources?: DropMode;
   /** The largest VM, in vCPUs, a pod may ask for (`--max-vcpus`). Default 2048. */
@@ -106,14 +111,21 @@ function vmSize(request: Sum, limit: Sum): Sum | undefined {
   return request.nano > 0n ? request : undefined;
 }
 
+/** The resource a pod VM of `runtimeClass` takes; undefined for a RuntimeClass that is not ours. */
+export function resourceFor(runtimeClass: string, opts: MutatorOptions): string | undefined {
+  const routed = opts.runtimeClassResources;
+  if (routed && Object.hasOwn(routed, runtimeClass)) return routed[runtimeClass];
+  const target = opts.targetRuntimeClass || DEFAULT_RUNTIME_CLASS;
+  return runtimeClass === target ? opts.extendedResource || DEFAULT_EXTENDED_RESOURCE : undefined;
+}
+
 /** Mutates `pod` in place. Throws AdmissionDenied for what the VM cannot honour in preserve mode. */
 export function mutatePod(pod: Pod, opts: MutatorOptions = {}): MutationResult {
-  const target = opts.targetRuntimeClass || DEFAULT_RUNTIME_CLASS;
-  const resource = opts.extendedResource || DEFAULT_EXTENDED_RESOURCE;
   const mode = opts.dropResources ?? 'upstream';
   assertPodShape(pod);
   const spec = pod.spec;
-  if (!spec || spec.runtimeClassName !== target) return { matched: false, warnings: [] };
+  const resource = spec?.runtimeClassName ? resourceFor(spec.runtimeClassName, opts) : undefined;
+  if (!spec || !resource) return { matched: false, warnings: [] };
   const containers = spec.containers ?? [];
   // No container is invalid anyway; upstream would index past the end. Leave it to validation.
   if (containers.length === 0) return { matched: true, warnings: [] };

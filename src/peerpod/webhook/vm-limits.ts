@@ -5,9 +5,7 @@
 import { fieldInvalid } from '../../apimachinery/validation/field-errors.ts';
 import { AdmissionDenied } from '../../runtime/index.ts';
 
-/** More than the largest VM any cloud rents (GCP x4: 1,920 vCPUs; AWS u7in: 32 TiB), so only mistakes are refused. */
-export const DEFAULT_MAX_VCPUS = 2048;
-export const DEFAULT_MAX_MEMORY_MIB = 32 * 1024 * 1024;
+export { DEFAULT_MAX_MEMORY_MIB, DEFAULT_MAX_VCPUS } from './defaults.ts';
 
 /** One container field that went into a VM size. */
 export interface SizeField {

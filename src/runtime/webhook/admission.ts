@@ -1,6 +1,8 @@
 // What handlers return, and adapters for the two common shapes: a mutator that edits the object
 // (we compute the JSON patch from the edit) and a validator that throws or returns warnings.
 import jsonpatch from 'fast-json-patch';
+// Named, not `jsonpatch.Operation`: the emitted .d.ts must compile for a consumer (test/package).
+import type { Operation } from 'fast-json-patch';
 import type { KubeObject } from '../client/types.ts';
 import { cloneJson } from '../../apimachinery/json/index.ts';
 import type { AdmissionRequest, AdmissionResponse, AdmissionStatus } from './types.ts';
@@ -33,7 +35,7 @@ export function errored(code: number, err: unknown): AdmissionResult {
 }
 
 /** The JSON Patch operations turning `original` into `mutated`. */
-export function jsonPatchOps(original: unknown, mutated: unknown): jsonpatch.Operation[] {
+export function jsonPatchOps(original: unknown, mutated: unknown): Operation[] {
   // JSON round-trip: undefined-valued fields are absent on the wire and must not become operations.
   return jsonpatch.compare(cloneJson(original) as object, cloneJson(mutated) as object);
 }

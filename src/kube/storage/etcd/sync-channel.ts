@@ -24,9 +24,10 @@ export interface SyncWorkerData {
 }
 
 /**
- * Starts `moduleUrl` in a worker. A `.ts` module (the CLI and the tests run from sources) is
+ * Starts `moduleUrl` in a worker. A `.ts` module (the dev loop and the tests run from sources) is
  * loaded through tsx's loader, registered inside the worker: a worker only inherits loaders given
- * on the command line, and the CLI registers tsx at run time.
+ * on the command line, and bin/peerpods.js registers tsx at run time. The build's `.js` worker
+ * needs no loader, so tsx (a dev dependency) is never asked for there.
  */
 function startWorker(moduleUrl: URL, workerData: Record<string, unknown>, transferList: MessagePort[]): Worker {
   if (!moduleUrl.pathname.endsWith('.ts')) return new Worker(moduleUrl, { workerData, transferList });

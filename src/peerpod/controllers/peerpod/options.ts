@@ -30,7 +30,10 @@ export interface PeerPodControllerOptions {
   sweepIntervalMs?: number;
   /** The orphan sweep only reports (event, log, metric); it never deletes. */
   dryRun?: boolean;
-  /** Providers the sweep lists even when no PeerPod names them (also from CLOUD_PROVIDER in the config map). */
+  /**
+   * Providers the sweep lists even when no PeerPod names them (also CLOUD_PROVIDER in the config map,
+   * and every provider with `<provider>.KEY` settings there).
+   */
   sweepProviders?: string[];
   /** Per-provider knobs passed to createProvider (test transports, qemu state dir, ...). */
   providerOptions?: ProviderOptions;

@@ -93,8 +93,7 @@ export class OrphanSweeper implements Runnable {
 
   private providers(): string[] {
     const names = new Set(this.d.opts.sweepProviders);
-    for (const p of (this.d.credentials.configFor('').CLOUD_PROVIDER ?? '').split(','))
-      if (p.trim()) names.add(p.trim());
+    for (const p of this.d.credentials.configuredProviders()) names.add(p);
     for (const pp of this.d.peerPods.list()) if (pp.spec?.cloudProvider) names.add(pp.spec.cloudProvider);
     return [...names].sort();
   }

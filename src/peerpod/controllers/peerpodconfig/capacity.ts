@@ -8,6 +8,17 @@ import { advertise, ownerKey, ownerOf, withdraw } from './nodes.ts';
 import type { NodeObject } from './nodes.ts';
 import type { PeerPodConfigMetrics } from './metrics.ts';
 import { matchesSelector, spreadVms } from './spread.ts';
+import { bindingOf, claimAnnotation } from './binding.ts';
+import type { BindingDefaults } from './binding.ts';
+
+/** The resource a config advertises and the node annotation that records its claim. */
+export function resourceOf(
+  deps: Pick<CapacityDeps, 'defaults'>,
+  cfg: PeerPodConfig,
+): { resource: string; claim: string } {
+  const resource = bindingOf(cfg, deps.defaults).extendedResource;
+  return { resource, claim: claimAnnotation(resource, deps.defaults) };
+}
 
 export interface CapacityResult {
   allocation: Array<{ node: string; vms: number }>;
@@ -27,7 +38,8 @@ export interface CapacityDeps {
   nodes: () => NodeObject[];
   /** Whether a PeerPodConfig `namespace/name` still exists (a claim by a deleted one is void). */
   configExists: (key: string) => boolean;
-  resource: string;
+  /** The default binding; a config naming its own RuntimeClass or resource overrides it (binding.ts). */
+  defaults: BindingDefaults;
   metrics: PeerPodConfigMetrics;
   events: Recorder;
 }
@@ -44,12 +56,13 @@ export async function syncCapacity(
   hold?: number,
 ): Promise<CapacityResult> {
   const me = ownerKey(cfg);
+  const { resource, claim } = resourceOf(deps, cfg);
   const selector = cfg.spec.nodeSelector ?? DEFAULT_NODE_SELECTOR;
   const all = deps.nodes();
   const contested: string[] = [];
   const eligible = all.filter((n) => {
     if (n.metadata.deletionTimestamp || !matchesSelector(n, selector)) return false;
-    const owner = ownerOf(n);
+    const owner = ownerOf(n, claim);
     if (owner && owner !== me && deps.configExists(owner)) {
       contested.push(n.metadata.name as string);
       return false;
@@ -69,8 +82,8 @@ export async function syncCapacity(
     const name = node.metadata.name as string;
     const vms = shares.get(name) ?? 0;
     try {
-      if (await advertise(deps.client, node, deps.resource, vms, me, signal)) changed.push(`${name}=${vms}`);
-      deps.metrics.advertised.set({ node: name }, vms);
+      if (await advertise(deps.client, node, resource, vms, me, signal, claim)) changed.push(`${name}=${vms}`);
+      deps.metrics.advertised.set({ node: name, resource }, vms);
     } catch (err) {
       failures.push(`${name}: ${errorText(err)}`);
     }
@@ -78,10 +91,10 @@ export async function syncCapacity(
   const chosen = new Set(eligible.map((n) => n.metadata.name as string));
   for (const node of all) {
     const name = node.metadata.name as string;
-    if (chosen.has(name) || ownerOf(node) !== me) continue;
+    if (chosen.has(name) || ownerOf(node, claim) !== me) continue;
     try {
-      await withdraw(deps.client, node, deps.resource, signal);
-      deps.metrics.advertised.remove({ node: name });
+      await withdraw(deps.client, node, resource, signal, claim);
+      deps.metrics.advertised.remove({ node: name, resource });
       changed.push(`${name}=removed`);
     } catch (err) {
       failures.push(`${name}: ${errorText(err)}`);
@@ -94,12 +107,13 @@ export async function syncCapacity(
 /** Takes the resource off every node this PeerPodConfig claimed (on delete). */
 export async function releaseAll(deps: CapacityDeps, cfg: PeerPodConfig, signal: AbortSignal): Promise<string[]> {
   const me = ownerKey(cfg);
+  const { resource, claim } = resourceOf(deps, cfg);
   const failures: string[] = [];
   for (const node of deps.nodes()) {
-    if (ownerOf(node) !== me) continue;
+    if (ownerOf(node, claim) !== me) continue;
     try {
-      await withdraw(deps.client, node, deps.resource, signal);
-      deps.metrics.advertised.remove({ node: node.metadata.name as string });
+      await withdraw(deps.client, node, resource, signal, claim);
+      deps.metrics.advertised.remove({ node: node.metadata.name as string, resource });
     } catch (err) {
       failures.push(`${node.metadata.name}: ${errorText(err)}`);
     }

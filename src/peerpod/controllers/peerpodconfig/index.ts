@@ -1,7 +1,6 @@
 // The PeerPodConfig controller on a runtime Manager. Embeddable: another operator calls
 // setupPeerPodConfigController with its own manager (and options) to get node capacity, the adaptor
 // DaemonSet and the webhook managed alongside its own controllers.
-import { isDeepStrictEqual } from 'node:util';
 import {
   ControllerBuilder,
   DaemonSets,
@@ -16,7 +15,7 @@ import type { Controller, KubeObject, Manager, Predicate, Request } from '../../
 import { PeerPodConfigs } from '../../api/peerpodconfig.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
 import { peerPodConfigMetrics } from './metrics.ts';
-import { OWNER_ANNOTATION, advertised } from './nodes.ts';
+import { OWNER_ANNOTATION } from './nodes.ts';
 import type { NodeObject } from './nodes.ts';
 import {
   ADAPTOR_DAEMONSET,
@@ -46,18 +45,28 @@ function specOrLifecycleChanged(): Predicate<KubeObject> {
     update: (o, n) =>
       o.metadata.generation !== n.metadata.generation ||
       o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-      !isDeepStrictEqual(o.metadata.finalizers, n.metadata.finalizers),
+      !deepEqual(o.metadata.finalizers, n.metadata.finalizers),
   };
 }
 
-/** Heartbeats rewrite node status every few seconds; only labels, our claim and our resource matter. */
-function nodeChanged(resource: string): Predicate<NodeObject> {
+/** The node's claims (one annotation per resource, binding.ts). */
+function claims(node: NodeObject): Array<[string, string]> {
+  const prefix = `${OWNER_ANNOTATION.split('/')[0]}/`;
+  return Object.entries(node.metadata.annotations ?? {}).filter(([k]) => k.startsWith(prefix));
+}
+
+/**
+ * Heartbeats rewrite node status every few seconds; only labels, our claims and the advertised
+ * resources (every provider's, so capacity and allocatable as a whole: heartbeats leave them be) matter.
+ */
+function nodeChanged(): Predicate<NodeObject> {
   return {
     update: (o, n) =>
-      !isDeepStrictEqual(o.metadata.labels, n.metadata.labels) ||
-      o.metadata.annotations?.[OWNER_ANNOTATION] !== n.metadata.annotations?.[OWNER_ANNOTATION] ||
+      !deepEqual(o.metadata.labels, n.metadata.labels) ||
+      !deepEqual(claims(o), claims(n)) ||
       o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-      !isDeepStrictEqual(advertised(o, resource), advertised(n, resource)),
+      !deepEqual(o.status?.capacity, n.status?.capacity) ||
+      !deepEqual(o.status?.allocatable, n.status?.allocatable),
   };
 }
 
@@ -108,7 +117,15 @@ export function setupPeerPodConfigController(
       predicates: [specOrLifecycleChanged()],
       ...(home ? { scope: { namespace: home } } : {}),
     })
-    .watches<NodeObject>(Nodes, allConfigs, { predicates: [nodeChanged(opts.extendedResource)] })
+    .watches<NodeObject>(Nodes, allConfigs, { predicates: [nodeChanged()] })
+    // Claims are granted oldest first and one config deploys a namespace's webhook with every
+    // provider's route: any config's change may move another's (binding.ts).
+    .watches<PeerPodConfig>(PeerPodConfigs, allConfigs, {
+      predicates: [specOrLifecycleChanged()],
+      ...(home ? { scope: { namespace: home } } : {}),
+    })
+    // Namespaced, the default provider's DaemonSet by name (its Role names it); another provider's
+    // is then not watched for drift, only applied on each reconcile.
     .owns(DaemonSets, managed(ADAPTOR_DAEMONSET));
   if (opts.webhook) {
     builder = builder
@@ -135,7 +152,8 @@ export function setupPeerPodConfigController(
           const [ns, name] = key.split('/');
           return configs.get(ns, name) !== undefined;
         },
-        resource: opts.extendedResource,
+        defaults: { runtimeClassName: opts.runtimeClassName, extendedResource: opts.extendedResource },
+        configs: () => configs.list(),
         opts,
         clock: manager.clock,
         events,
@@ -157,13 +175,17 @@ export {
 } from './options.ts';
 export { DEFAULT_CAPACITY_RECHECK_MS } from './options.ts';
 export type { CapacityOptions, PeerPodConfigControllerOptions, WebhookDeployOptions } from './options.ts';
+export { claimAnnotation, conflictOf } from './binding.ts';
+export type { ProviderBinding } from './binding.ts';
 export {
   ADAPTOR_DAEMONSET,
+  adaptorDaemonSetName,
   WEBHOOK_DEPLOYMENT,
   WEBHOOK_SECRET,
   WEBHOOK_SERVICE,
   webhookConfigurationName,
 } from './objects.ts';
+import { deepEqual } from '../../../apimachinery/json/index.ts';
 export { OWNER_ANNOTATION } from './nodes.ts';
 export { spreadVms } from './spread.ts';
 export { peerPodConfigRbacRules } from './rbac.ts';

@@ -6,7 +6,7 @@ export interface PeerPodConfigMetrics {
   /** Failures by stage: capacity, adaptor, webhook, certificate, cleanup. */
   errors: Counter<'stage'>;
   /** kata.peerpods.io/vm advertised per node. */
-  advertised: Gauge<'node'>;
+  advertised: Gauge<'node' | 'resource'>;
   certRotations: Counter<'kind'>;
 }
 
@@ -34,8 +34,8 @@ export function peerPodConfigMetrics(registry: Registry): PeerPodConfigMetrics {
       () =>
         new Gauge({
           name: 'peerpodconfig_node_vms',
-          help: 'Pod VMs advertised as the extended resource on each node.',
-          labelNames: ['node'] as const,
+          help: 'Pod VMs advertised as the extended resource on each node, per resource (one per provider).',
+          labelNames: ['node', 'resource'] as const,
           registers,
         }),
     ),

@@ -15,12 +15,9 @@ export function ownerKey(cfg: KubeObject): string {
   return `${cfg.metadata.namespace}/${cfg.metadata.name}`;
 }
 
-export function ownerOf(node: KubeObject): string | undefined {
-  return node.metadata.annotations?.[OWNER_ANNOTATION];
-}
-
-export function advertised(node: NodeObject, resource: string): { capacity?: string; allocatable?: string } {
-  return { capacity: node.status?.capacity?.[resource], allocatable: node.status?.allocatable?.[resource] };
+/** `claim`: the annotation of the resource (binding.ts names one per resource). */
+export function ownerOf(node: KubeObject, claim = OWNER_ANNOTATION): string | undefined {
+  return node.metadata.annotations?.[claim];
 }
 
 /** Claims the node and sets `resource` to `count` in capacity and allocatable; writes only what differs. */
@@ -31,12 +28,13 @@ export async function advertise(
   count: number,
   owner: string,
   signal: AbortSignal,
+  claim = OWNER_ANNOTATION,
 ): Promise<boolean> {
   const name = node.metadata.name as string;
   let wrote = false;
-  if (ownerOf(node) !== owner) {
+  if (ownerOf(node, claim) !== owner) {
     // Claim first: if we crash after the status write, the next reconcile still knows the node is ours.
-    await client.patch(Nodes, name, undefined, { metadata: { annotations: { [OWNER_ANNOTATION]: owner } } }, 'merge', {
+    await client.patch(Nodes, name, undefined, { metadata: { annotations: { [claim]: owner } } }, 'merge', {
       signal,
     });
     wrote = true;
@@ -59,6 +57,7 @@ export async function withdraw(
   node: NodeObject,
   resource: string,
   signal: AbortSignal,
+  claim = OWNER_ANNOTATION,
 ): Promise<void> {
   const name = node.metadata.name as string;
   const fields = (['capacity', 'allocatable'] as const).filter((f) => node.status?.[f]?.[resource] !== undefined);
@@ -68,8 +67,8 @@ export async function withdraw(
     const status = Object.fromEntries(fields.map((f) => [f, { [resource]: null }]));
     await client.patch(Nodes, name, undefined, { status }, 'merge', { subresource: 'status', signal });
   }
-  if (ownerOf(node) !== undefined) {
-    await client.patch(Nodes, name, undefined, { metadata: { annotations: { [OWNER_ANNOTATION]: null } } }, 'merge', {
+  if (ownerOf(node, claim) !== undefined) {
+    await client.patch(Nodes, name, undefined, { metadata: { annotations: { [claim]: null } } }, 'merge', {
       signal,
     });
   }

@@ -56,8 +56,29 @@ export function isPeerpodsImage(image: string): boolean {
   return repository === 'peerpods' || repository.endsWith('/peerpods');
 }
 
+/**
+ * The adaptor DaemonSet of a config: upstream's name for the default RuntimeClass, suffixed with the
+ * RuntimeClass for the others (one DaemonSet per provider).
+ */
+export function adaptorDaemonSetName(cfg: PeerPodConfig, opts: Pick<ResolvedOptions, 'runtimeClassName'>): string {
+  const rc = cfg.spec.runtimeClassName;
+  return !rc || rc === opts.runtimeClassName ? ADAPTOR_DAEMONSET : `${ADAPTOR_DAEMONSET}-${rc}`;
+}
+
+/** Flags telling our adaptor what a config names beyond the defaults (none for today's single config). */
+function bindingArgs(cfg: PeerPodConfig): string[] {
+  const { runtimeClassName, cloudProvider, configMapName, cloudSecretName } = cfg.spec;
+  return [
+    ...(runtimeClassName ? [`--runtime-class=${runtimeClassName}`] : []),
+    ...(cloudProvider ? [`--provider=${cloudProvider}`] : []),
+    ...(configMapName && configMapName !== DEFAULT_CONFIGMAP_NAME ? [`--config-map=${configMapName}`] : []),
+    ...(cloudSecretName && cloudSecretName !== DEFAULT_CLOUD_SECRET_NAME ? [`--secret=${cloudSecretName}`] : []),
+  ];
+}
+
 export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): KubeObject {
-  const labels = { name: ADAPTOR_DAEMONSET };
+  const name = adaptorDaemonSetName(cfg, opts);
+  const labels = { name };
   const secretVolume = (name: string, secretName: string) => ({
     name,
     secret: { secretName, defaultMode: 0o600, optional: true },
@@ -70,14 +91,19 @@ export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): Kub
   const run = ours
     ? {
         imagePullPolicy: 'IfNotPresent',
-        args: ['run', 'adaptor', `--health-probe-bind-address=:${ADAPTOR_PROBE_PORT}`],
+        args: ['run', 'adaptor', `--health-probe-bind-address=:${ADAPTOR_PROBE_PORT}`, ...bindingArgs(cfg)],
         env: [fromField('NODE_NAME', 'spec.nodeName'), fromField('PEERPODS_NAMESPACE', 'metadata.namespace')],
       }
-    : { imagePullPolicy: 'Always', command: ['/usr/local/bin/entrypoint.sh'] };
+    : {
+        imagePullPolicy: 'Always',
+        command: ['/usr/local/bin/entrypoint.sh'],
+        // Upstream's adaptor is configured by env alone: the provider is all it can be told.
+        ...(cfg.spec.cloudProvider ? { env: [{ name: 'CLOUD_PROVIDER', value: cfg.spec.cloudProvider }] } : {}),
+      };
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
-    metadata: meta(cfg, ADAPTOR_DAEMONSET, labels),
+    metadata: meta(cfg, name, labels),
     spec: {
       selector: { matchLabels: labels },
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
@@ -131,7 +157,16 @@ export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): Kub
   };
 }
 
-export function webhookDeployment(cfg: PeerPodConfig, opts: ResolvedOptions, w: ResolvedWebhookOptions): KubeObject {
+/**
+ * `routes`: the other providers' RuntimeClass → resource bindings in this namespace (binding.ts),
+ * passed as `--runtime-class-resource`; none for a single provider, so its Deployment is as it was.
+ */
+export function webhookDeployment(
+  cfg: PeerPodConfig,
+  opts: ResolvedOptions,
+  w: ResolvedWebhookOptions,
+  routes: ReadonlyArray<{ runtimeClassName: string; extendedResource: string }> = [],
+): KubeObject {
   const labels = { app: WEBHOOK_DEPLOYMENT };
   const probe = (path: string) => ({ httpGet: { path, port: WEBHOOK_PROBE_PORT, scheme: 'HTTP' } });
   return {
@@ -163,6 +198,7 @@ export function webhookDeployment(cfg: PeerPodConfig, opts: ResolvedOptions, w: 
                 // Only when set, so the Deployment of a config without them stays as it was.
                 ...(cfg.spec.maxVcpus !== undefined ? [`--max-vcpus=${cfg.spec.maxVcpus}`] : []),
                 ...(cfg.spec.maxMemory !== undefined ? [`--max-memory=${cfg.spec.maxMemory}`] : []),
+                ...routes.map((r) => `--runtime-class-resource=${r.runtimeClassName}=${r.extendedResource}`),
               ],
               env: [
                 { name: 'TARGET_RUNTIMECLASS', value: w.targetRuntimeClass },

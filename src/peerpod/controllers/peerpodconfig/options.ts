@@ -1,8 +1,8 @@
 // Every tunable of the PeerPodConfig controller and its default, in one place.
 import type { RateLimiter } from '../../../runtime/index.ts';
 import type { ProviderFactory, ProviderOptions } from '../../providers/index.ts';
-import { DEFAULT_EXTENDED_RESOURCE, DEFAULT_RUNTIME_CLASS } from '../../webhook/mutate.ts';
-import type { DropMode } from '../../webhook/mutate.ts';
+import { DEFAULT_EXTENDED_RESOURCE, DEFAULT_RUNTIME_CLASS } from '../../webhook/defaults.ts';
+import type { DropMode } from '../../webhook/defaults.ts';
 
 export const CONTROLLER_NAME = 'peerpodconfig';
 export const DEFAULT_ADAPTOR_IMAGE = 'quay.io/confidential-containers/cloud-api-adaptor';
@@ -88,6 +88,8 @@ export interface ResolvedWebhookOptions extends Required<Omit<WebhookDeployOptio
 
 export interface ResolvedOptions {
   namespace: string | undefined;
+  /** The RuntimeClass of a PeerPodConfig that names none: the webhook's target, kata-remote by default. */
+  runtimeClassName: string;
   extendedResource: string;
   adaptorImage: string;
   deployAdaptor: boolean;
@@ -103,6 +105,7 @@ export function resolveOptions(o: PeerPodConfigControllerOptions = {}): Resolved
   const w = o.webhook;
   return {
     namespace: o.namespace || undefined,
+    runtimeClassName: (w === false ? undefined : w?.targetRuntimeClass) ?? DEFAULT_RUNTIME_CLASS,
     extendedResource: o.extendedResource ?? DEFAULT_EXTENDED_RESOURCE,
     adaptorImage: o.adaptorImage ?? (process.env.RELATED_IMAGE_CAA || DEFAULT_ADAPTOR_IMAGE),
     deployAdaptor: o.deployAdaptor ?? true,

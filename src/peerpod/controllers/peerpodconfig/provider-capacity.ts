@@ -49,7 +49,8 @@ export class ProviderCapacityProbe {
     } catch (err) {
       return unknown('', `cannot read the provider settings: ${errorText(err)}`);
     }
-    const names = (flat.CLOUD_PROVIDER ?? '')
+    // A config naming its provider (one of several in the cluster) says which one it is.
+    const names = (cfg.spec.cloudProvider || flat.CLOUD_PROVIDER || '')
       .split(',')
       .map((n) => n.trim())
       .filter((n) => n !== '');

@@ -16,6 +16,8 @@
 //   owner's deletion, which OwnerReferencesPermissionEnforcement allows only to this verb.
 // - daemonsets, deployments, services, secrets: create, and get/list/watch/patch of the adaptor
 //   DaemonSet, the webhook Deployment, Service and certificate Secret (the garbage collector deletes them).
+//   Another provider's adaptor DaemonSet (`peerpodconfig-ctrl-caa-daemon-<runtimeClass>`, binding.ts)
+//   is not named here: whoever adds a provider grants its name (README, "Several providers").
 // - events create/patch: on the PeerPodConfig.
 // - leases: its leader-election Lease.
 // Not granted (yet): get of the provider's ConfigMap/Secret and of namespace kube-system, which the

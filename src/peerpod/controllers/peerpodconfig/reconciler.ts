@@ -3,7 +3,7 @@
 // status; a deleted one is cleaned up (cleanup.ts) before the finalizer is released. Each stage
 // reports its own condition; a failing stage does not stop the others, and the reconcile ends in an
 // error (so the key is retried with backoff) when any failed.
-import { finalizer, patchStatus, setStatusCondition } from '../../../runtime/index.ts';
+import { finalizer, patchStatus, removeCondition, setStatusCondition } from '../../../runtime/index.ts';
 import type {
   Clock,
   KubeClient,
@@ -15,6 +15,9 @@ import type {
 } from '../../../runtime/index.ts';
 import { PEERPODCONFIG_FINALIZER, PeerPodConfigConditions as C, PeerPodConfigs } from '../../api/peerpodconfig.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
+import { conflictOf } from './binding.ts';
+import type { Conflict } from './binding.ts';
+import { releaseAll } from './capacity.ts';
 import type { CapacityDeps } from './capacity.ts';
 import { capacityCondition } from './capacity-condition.ts';
 import type { LimitEvents } from './capacity-condition.ts';
@@ -28,6 +31,8 @@ import type { CapacityReport } from './stages.ts';
 export interface ReconcilerDeps extends CapacityDeps {
   client: KubeClient;
   opts: ResolvedOptions;
+  /** Every PeerPodConfig the controller sees: one claim per RuntimeClass and resource (binding.ts). */
+  configs: () => PeerPodConfig[];
   clock: Clock;
   events: Recorder;
   metrics: PeerPodConfigMetrics;
@@ -55,6 +60,8 @@ async function applyConfig(
   cfg: PeerPodConfig,
   ctx: ReconcileContext,
 ): Promise<ReconcileResult | void> {
+  const conflict = conflictOf(cfg, deps.configs(), deps.defaults);
+  if (conflict) return refuse(deps, cfg, conflict, ctx.signal);
   const stages = new Stages(deps, cfg, ctx.log);
   let capacity: CapacityReport | undefined;
   await stages.run(C.CapacityAdvertised, 'capacity', () => capacityStage(deps, cfg, ctx.signal, (r) => (capacity = r)));
@@ -103,7 +110,44 @@ async function writeStatus(
         allocation,
       };
       for (const c of conditions) setStatusCondition(draft, c, deps.clock.now());
+      if (draft.status.conditions) removeCondition(draft.status.conditions, C.Conflicted);
     },
     { signal },
   );
+}
+
+/**
+ * A config whose RuntimeClass or resource an older one holds applies nothing (and takes back the
+ * capacity it may have advertised before it was changed); it says why on its status and in an event,
+ * and is looked at again when any PeerPodConfig changes.
+ */
+async function refuse(
+  deps: ReconcilerDeps,
+  cfg: PeerPodConfig,
+  conflict: Conflict,
+  signal: AbortSignal,
+): Promise<void> {
+  deps.events.warning(cfg, conflict.reason, conflict.message);
+  const failures = await releaseAll(deps, cfg, signal);
+  if (failures.length > 0) deps.log.warn({ failures }, 'taking back the capacity of a refused PeerPodConfig failed');
+  const gen = cfg.metadata.generation;
+  const at = deps.clock.now();
+  await patchStatus(
+    deps.client,
+    PeerPodConfigs,
+    cfg,
+    (draft) => {
+      draft.status = {
+        ...draft.status,
+        setupCompleted: false,
+        ...(gen !== undefined ? { observedGeneration: gen } : {}),
+      };
+      const base = { reason: conflict.reason, message: conflict.message, observedGeneration: gen };
+      setStatusCondition(draft, { type: C.Conflicted, status: 'True', ...base }, at);
+      setStatusCondition(draft, { type: C.Ready, status: 'False', ...base }, at);
+    },
+    { signal },
+  );
+  if (failures.length > 0)
+    throw new Error(`PeerPodConfig ${cfg.metadata.namespace}/${cfg.metadata.name}: ${failures.join('; ')}`);
 }

@@ -11,7 +11,8 @@ import {
 import type { ConditionInput, Logger } from '../../../runtime/index.ts';
 import { PeerPodConfigConditions as C } from '../../api/peerpodconfig.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
-import { syncCapacity } from './capacity.ts';
+import { resourceOf, syncCapacity } from './capacity.ts';
+import { webhookDeployer, webhookRoutes } from './binding.ts';
 import type { LimitDecision } from './capacity-condition.ts';
 import { ensure } from './ensure.ts';
 import { adaptorDaemonSet, mutatingWebhookConfiguration, webhookDeployment, webhookService } from './objects.ts';
@@ -94,7 +95,7 @@ export async function capacityStage(
   report({ allocation: r.allocation, decision });
   deps.limitEvents?.record(cfg, decision);
   if (r.changed.length > 0) {
-    events.normal(cfg, 'CapacityUpdated', `${deps.opts.extendedResource}: ${r.changed.join(', ')}`);
+    events.normal(cfg, 'CapacityUpdated', `${resourceOf(deps, cfg).resource}: ${r.changed.join(', ')}`);
   }
   if (r.contested.length > 0) {
     events.warning(cfg, 'NodesClaimed', `left to another PeerPodConfig: ${r.contested.join(', ')}`);
@@ -121,6 +122,13 @@ export async function webhookStage(
   const { client, opts, events, metrics } = deps;
   const w = opts.webhook;
   if (!w) return 'not managed by this controller';
+  // One webhook per namespace serves every provider's RuntimeClass there; one config deploys it.
+  const ns = cfg.metadata.namespace as string;
+  const all = deps.configs();
+  const deployer = webhookDeployer(ns, all, deps.defaults);
+  if (deployer && deployer.metadata.name !== cfg.metadata.name) {
+    return `deployed by PeerPodConfig ${ns}/${deployer.metadata.name}`;
+  }
   const now = deps.clock.now();
   const certs = await ensureWebhookCertificates(client, cfg, w, now, signal);
   for (const kind of certs.issued) {
@@ -130,7 +138,7 @@ export async function webhookStage(
   recheckIn(Math.min(Math.max(certs.nextCheckMs - now, 1000), opts.maxRequeueMs));
   const owned = { owner: cfg, signal };
   await ensure(client, Services, webhookService(cfg), owned);
-  await ensure(client, Deployments, webhookDeployment(cfg, opts, w), owned);
+  await ensure(client, Deployments, webhookDeployment(cfg, opts, w, webhookRoutes(ns, all, deps.defaults)), owned);
   const mwc = mutatingWebhookConfiguration(cfg, w, certs.caBundle);
   await ensure(client, MutatingWebhookConfigurations, mwc, { signal });
   return 'Deployment, Service, certificate and MutatingWebhookConfiguration up to date';

@@ -20,7 +20,7 @@ import { KVM_DEFAULTS, Releases } from '../../../../src/kvm/index.ts';
 import { sampleRelease } from '../../../helpers/kvm.ts';
 import type { KubeObject } from '../../../../src/runtime/index.ts';
 import { processRuntimeOptions } from '../../../../src/cli/cluster/process-runtime.ts';
-import { deployTo } from '../../../../src/cli/manifests/command.ts';
+import { deployTo } from '../../../../src/cli/manifests/operations.ts';
 import { DEFAULT_NAMESPACE } from '../../../../src/cli/manifests/layers.ts';
 import type { ManifestOptions } from '../../../../src/cli/manifests/layers.ts';
 import { waitFor } from '../../../helpers/wait.ts';
