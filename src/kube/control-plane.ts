@@ -249,6 +249,16 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   controllers.push(ruleResolver);
   if (options.controllers !== false) for (const c of controllers) c.start();
   else ruleResolver.start();
+  const certs = generateServingCertificates([host]);
+  // Every namespace's kube-root-ca.crt carries the CA that signed the serving certificate. A store
+  // kept from an earlier run holds that run's CA: it is replaced before any kubelet starts, or the
+  // pods it resumes would mount a CA that no longer signs this server's certificate.
+  if ((options.publishRootCaConfigMaps ?? true) && options.controllers !== false) {
+    const rootCa = new RootCaPublisher(storage, store, catalog, certs.ca.certPem);
+    rootCa.start();
+    controllers.push(rootCa);
+    await rootCa.idle();
+  }
   const apiAccess = { port: 0, caPem: '' };
   const cluster = startClusterControllers(
     {
@@ -276,13 +286,6 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await ensureBootstrapPolicy(store, catalog);
   }
 
-  const certs = generateServingCertificates([host]);
-  // Every namespace's kube-root-ca.crt carries the CA that signed the serving certificate.
-  if ((options.publishRootCaConfigMaps ?? true) && options.controllers !== false) {
-    const rootCa = new RootCaPublisher(storage, store, catalog, certs.ca.certPem);
-    rootCa.start();
-    controllers.push(rootCa);
-  }
   apiAccess.caPem = certs.ca.certPem;
   const routes: NonNullable<ApiServerOptions['routes']> = [];
   installOpenApi({ catalog, storage, addRoute: (r) => routes.push(r) });
