@@ -2,6 +2,11 @@
 // Only declarations here: each action imports its implementation when it runs, so `peerpods --help`
 // loads none of it.
 import type { Command } from 'commander';
+// Types only (erased): the flags are the options the implementations take.
+import type { CreateApiOptions } from './create-api.ts';
+import type { CreateWebhookOptions } from './create-webhook.ts';
+import type { GenerateOptions } from './generate.ts';
+import type { InitOptions } from './init.ts';
 
 /** Parses `--flag`, `--flag=true|false` as kubebuilder's boolean flags do. */
 function bool(name: string) {
@@ -10,26 +15,6 @@ function bool(name: string) {
     if (v === false || v === 'false') return false;
     throw new Error(`--${name} takes true or false, not "${String(v)}"`);
   };
-}
-
-interface ApiFlags {
-  group: string;
-  version: string;
-  kind: string;
-  resource: boolean;
-  controller: boolean;
-  namespaced: boolean;
-  dir?: string;
-}
-
-interface WebhookFlags {
-  group: string;
-  version: string;
-  kind: string;
-  defaulting?: boolean;
-  programmaticValidation?: boolean;
-  conversion?: boolean;
-  dir?: string;
 }
 
 const print = (written: string[]) => {
@@ -44,7 +29,7 @@ export function registerScaffoldCommands(program: Command): void {
     .requiredOption('--repo <name>', 'npm package name of the project, e.g. my-operator')
     .option('--owner <owner>', 'copyright owner')
     .option('--dir <dir>', 'project directory (default: the current one)')
-    .action(async (o: { domain: string; repo: string; owner?: string; dir?: string }) => {
+    .action(async (o: InitOptions) => {
       const { init } = await import('./init.ts');
       print(await init(o));
       console.log('next: npm install, then peerpods create api --group <group> --version <version> --kind <Kind>');
@@ -61,7 +46,7 @@ export function registerScaffoldCommands(program: Command): void {
     .option('--controller [bool]', 'scaffold the controller', bool('controller'), true)
     .option('--namespaced [bool]', 'namespaced kind (false: cluster-scoped)', bool('namespaced'), true)
     .option('--dir <dir>', 'project directory (default: the current one)')
-    .action(async (o: ApiFlags) => {
+    .action(async (o: CreateApiOptions) => {
       const { createApi } = await import('./create-api.ts');
       print(await createApi(o));
       console.log('next: edit the types, then npm run generate && npm test');
@@ -76,7 +61,7 @@ export function registerScaffoldCommands(program: Command): void {
     .option('--programmatic-validation', 'a validating webhook')
     .option('--conversion', 'a conversion webhook (the kind needs a second version)')
     .option('--dir <dir>', 'project directory (default: the current one)')
-    .action(async (o: WebhookFlags) => {
+    .action(async (o: CreateWebhookOptions) => {
       const { createWebhook } = await import('./create-webhook.ts');
       print(await createWebhook(o));
       console.log('next: fill in the webhook, then npm run generate && npm test');
@@ -89,10 +74,10 @@ export function registerScaffoldCommands(program: Command): void {
     )
     .option('--force', 'overwrite generated files that were edited by hand')
     .option('--dir <dir>', 'project directory (default: the current one)')
-    .action(async (o: { force?: boolean; dir?: string }) => {
+    .action(async (o: GenerateOptions) => {
       const { generate } = await import('./generate.ts');
       const r = await generate(o);
-      for (const f of r.written) console.log(`wrote ${f}`);
+      print(r.written);
       console.log(`${r.unchanged.length} file(s) unchanged`);
     });
 }
