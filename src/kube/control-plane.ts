@@ -42,6 +42,7 @@ import { buildKubeconfig, writeFileAtomic } from './server/kubeconfig.ts';
 import type { WatchRegistry } from './server/watches.ts';
 import { installOpenApi } from './server/openapi/index.ts';
 import { WebhookAdmission } from './admission/dispatcher.ts';
+import { webhookConverterFor } from './crd/conversion/index.ts';
 import type { ServiceResolver } from './admission/types.ts';
 import { BearerAuthenticator, staticTokenVerifier } from './auth/authentication.ts';
 import { createTokenAuthentication, type PodTokenSource } from './auth/tokens/index.ts';
@@ -230,7 +231,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const controllers: Array<{ start(): void; stop(): void }> = [
     new GarbageCollector(storage, store, catalog),
     new NamespaceLifecycle(storage, store, catalog),
-    new CrdController(storage, store, catalog),
+    new CrdController(storage, store, catalog, (crd) => webhookConverterFor(admission.client, crd)),
     new ServiceAccountController(storage, store, catalog),
     new EventTtlController(storage, { ttlSeconds: options.eventTtlSeconds }),
     new ReplicaSetController(storage, store, catalog),

@@ -1,6 +1,7 @@
 // peerpods/runtime: an operator runtime modelled on controller-runtime. One import for everything:
 // the client, the informer cache, the work queue, the controller builder, the manager (leader
-// election, metrics, probes, graceful shutdown), admission webhooks, events and helpers.
+// election, metrics, probes, graceful shutdown), admission and conversion webhooks, events and
+// helpers.
 export * from './client/index.ts';
 export { eventRecorderRules, leaderElectionRules } from './client/rbac.ts';
 export type { ComponentRules, PolicyRule } from './client/rbac.ts';

@@ -44,7 +44,8 @@ export interface TestEnvOptions {
   /**
    * Admission webhooks served by the test itself: the environment issues a serving certificate,
    * picks a loopback port (`env.webhook`) and installs these configurations pointed at it with the
-   * CA in caBundle. Default: no webhook serving.
+   * CA in caBundle; the conversion webhooks of the CRDs it installs (`spec.conversion.strategy:
+   * Webhook`) are pointed at it too. Default: no webhook serving.
    */
   webhooks?: WebhookInstallOptions;
   /**
@@ -169,7 +170,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       return out;
     };
     const installCRDs = (crds: ManifestSource[], opts: { timeoutMs?: number } = {}) =>
-      installCustomResourceDefinitions(client, crds, { fieldManager, timeoutMs: opts.timeoutMs ?? timeoutMs });
+      installCustomResourceDefinitions(client, crds, { fieldManager, timeoutMs: opts.timeoutMs ?? timeoutMs, webhook });
 
     if (options.crds?.length) await installCRDs(options.crds);
     if (options.webhooks?.configurations?.length) await installWebhookConfigurations(options.webhooks.configurations);

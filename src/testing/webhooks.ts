@@ -1,7 +1,8 @@
 // envtest's WebhookInstallOptions, done here: the environment issues a serving certificate for a
 // loopback webhook server the test runs, picks its port, and rewrites each webhook configuration
 // to call that server by URL with the CA in caBundle, so manifests written for a Service (kubebuilder's
-// config/webhook/manifests.yaml) work unchanged against the embedded API server.
+// config/webhook/manifests.yaml) work unchanged against the embedded API server. CRDs with a
+// conversion webhook are pointed at the same server (envtest's ModifyConversionWebhooks).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -74,6 +75,30 @@ export function webhookConfigurations(sources: readonly ManifestSource[], servin
       clientConfig: clientConfig(hook.clientConfig as ClientConfig | undefined, serving, caBundle),
     })),
   }));
+}
+
+interface ConversionSpec {
+  strategy?: string;
+  webhook?: { clientConfig?: ClientConfig; [key: string]: unknown };
+}
+
+/**
+ * The CRD with its conversion webhook (strategy Webhook) calling the test's server at the same path
+ * (default /convert, controller-runtime's), the CA as caBundle; a CRD without one is returned as is.
+ */
+export function withConversionWebhook(crd: KubeObject, serving: WebhookServing): KubeObject {
+  const spec = crd.spec as { conversion?: ConversionSpec } | undefined;
+  const conversion = spec?.conversion;
+  if (conversion?.strategy !== 'Webhook') return crd;
+  const caBundle = Buffer.from(serving.caPem).toString('base64');
+  const cc = conversion.webhook?.clientConfig;
+  const clientConfig = cc?.url
+    ? { url: cc.url, caBundle }
+    : { url: serving.url(cc?.service?.path ?? '/convert'), caBundle };
+  return {
+    ...crd,
+    spec: { ...spec, conversion: { ...conversion, webhook: { ...conversion.webhook, clientConfig } } },
+  };
 }
 
 interface ClientConfig {

@@ -43,7 +43,11 @@ export function registerScaffoldCommands(program: Command): void {
     .requiredOption('--version <version>', 'API version, e.g. v1alpha1')
     .requiredOption('--kind <Kind>', 'kind, UpperCamelCase, e.g. Frigate')
     .option('--resource [bool]', 'scaffold the types and CRD', bool('resource'), true)
-    .option('--controller [bool]', 'scaffold the controller', bool('controller'), true)
+    .option(
+      '--controller [bool]',
+      'scaffold the controller (default: true, false for another version of a kind that has one)',
+      bool('controller'),
+    )
     .option('--namespaced [bool]', 'namespaced kind (false: cluster-scoped)', bool('namespaced'), true)
     .option('--dir <dir>', 'project directory (default: the current one)')
     .action(async (o: CreateApiOptions) => {

@@ -1,5 +1,6 @@
 // `peerpods create api`: a kind's types and CRD registration (--resource), its controller with RBAC
-// declarations and a test (--controller), and a sample.
+// declarations and a test (--controller), and a sample. Run again with another --version, it adds
+// that version of the kind (served, not stored; no second controller unless asked).
 import path from 'node:path';
 import { ScaffoldError } from './errors.ts';
 import { scaffold } from './files.ts';
@@ -26,7 +27,12 @@ export async function createApi(o: CreateApiOptions): Promise<string[]> {
   const version = checkVersion(o.version);
   const kind = checkKind(o.kind);
   const resource = o.resource ?? true;
-  const controller = o.controller ?? true;
+  // One controller per kind: a kind's second version comes without one unless asked.
+  const kindHasController = p.resources.some((r) => r.group === group && r.kind === kind && r.controller);
+  const controlledElsewhere = p.resources.some(
+    (r) => r.group === group && r.kind === kind && r.version !== version && r.controller,
+  );
+  const controller = o.controller ?? !controlledElsewhere;
   if (!resource && !controller) throw new ScaffoldError('nothing to do: both --resource=false and --controller=false');
 
   const existing = findResource(p, group, version, kind);
@@ -36,7 +42,7 @@ export async function createApi(o: CreateApiOptions): Promise<string[]> {
   if (!resource && !existing?.api) {
     throw new ScaffoldError(`${kind} ${group}/${version} has no types yet: create them with --resource`);
   }
-  if (controller && p.resources.some((r) => r.group === group && r.kind === kind && r.controller)) {
+  if (controller && kindHasController) {
     throw new ScaffoldError(`${kind}.${group} already has a controller (one per kind, for its storage version)`);
   }
   const namespaced = existing?.namespaced ?? o.namespaced ?? true;
@@ -59,8 +65,9 @@ export async function createApi(o: CreateApiOptions): Promise<string[]> {
   const files: NewFile[] = [];
   const insertions: Insertion[] = [];
   if (resource) {
-    files.push(...typesFiles(p, entry));
-    insertions.push(...typesInsertions(p, entry));
+    const laterVersion = sibling !== undefined;
+    files.push(...typesFiles(p, entry, laterVersion));
+    insertions.push(...typesInsertions(p, entry, laterVersion));
   }
   if (controller) {
     files.push(...controllerFiles(p, entry));

@@ -1,46 +1,55 @@
 // The manifests `generate` derives from a project's code: CRDs (the versions of a kind merged into
 // one CRD), the manager's ClusterRole, and the webhook configurations.
 import { stringify } from 'yaml';
+import { mergeCrdVersions } from '../../runtime/index.ts';
 import type { KubeObject, PolicyRule } from '../../runtime/index.ts';
+import { ScaffoldError } from './errors.ts';
 import { fullGroup } from './project.ts';
 import type { ProjectFile } from './project.ts';
-import { names, namespaceOf } from './templates/shared.ts';
-
-interface CrdVersion {
-  name: string;
-  storage?: boolean;
-  [key: string]: unknown;
-}
+import { CONVERSION_PATH, names, namespaceOf } from './templates/shared.ts';
 
 interface CrdSpec {
   group: string;
   names: { plural: string; kind: string };
-  versions: CrdVersion[];
+  conversion?: unknown;
   [key: string]: unknown;
 }
 
 export const toYaml = (obj: unknown): string => stringify(obj, { lineWidth: 0 });
 
 /**
- * One CRD per name. A kind scaffolded in several versions gives one CRD object per version: they
- * are merged, and the storage version is the one the PROJECT lists first (the oldest).
+ * One CRD per name (a kind scaffolded in several versions gives one definition per version; the
+ * storage version is the one whose types say `storage: true`). A kind with a conversion webhook
+ * gets `spec.conversion` calling the webhook Service at /convert; the manager injects its CA.
  */
 export function mergeCrds(p: ProjectFile, crds: KubeObject[]): KubeObject[] {
-  const byName = new Map<string, KubeObject & { spec: CrdSpec }>();
-  for (const c of crds as Array<KubeObject & { spec: CrdSpec }>) {
-    const have = byName.get(c.metadata.name as string);
-    if (!have) byName.set(c.metadata.name as string, structuredClone(c));
-    else have.spec.versions.push(...structuredClone(c.spec.versions));
+  let merged: KubeObject[];
+  try {
+    merged = mergeCrdVersions(crds);
+  } catch (err) {
+    throw new ScaffoldError((err as Error).message);
   }
-  for (const crd of byName.values()) {
-    const listed = p.resources.filter(
-      (r) => fullGroup(p, r.group) === crd.spec.group && r.kind === crd.spec.names.kind,
+  for (const crd of merged as Array<KubeObject & { spec: CrdSpec }>) {
+    const converted = p.resources.some(
+      (r) => fullGroup(p, r.group) === crd.spec.group && r.kind === crd.spec.names.kind && r.webhooks?.conversion,
     );
-    const storage = listed[0]?.version ?? crd.spec.versions[0].name;
-    for (const v of crd.spec.versions) v.storage = v.name === storage;
-    crd.spec.versions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (converted) crd.spec.conversion = conversionWebhook(p);
   }
-  return [...byName.values()].sort((a, b) => String(a.metadata.name).localeCompare(String(b.metadata.name)));
+  return merged.sort((a, b) => String(a.metadata.name).localeCompare(String(b.metadata.name)));
+}
+
+/** kubebuilder's config/crd/patches/webhook_in_<kind>.yaml, applied at generation time. */
+function conversionWebhook(p: ProjectFile): object {
+  const n = names(p);
+  return {
+    strategy: 'Webhook',
+    webhook: {
+      clientConfig: {
+        service: { name: n.webhookService, namespace: namespaceOf(p), path: CONVERSION_PATH, port: 443 },
+      },
+      conversionReviewVersions: ['v1'],
+    },
+  };
 }
 
 export function crdFileName(crd: KubeObject & { spec?: unknown }): string {

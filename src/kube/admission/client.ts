@@ -1,11 +1,18 @@
-// POSTs an AdmissionReview to one webhook over HTTPS, the way kube-apiserver's webhook client
-// does: the server is verified against `caBundle` (system roots without one), a Service reference
-// is dialled at the address the resolver gives but verified as `<name>.<namespace>.svc`, and the
-// whole exchange is bounded by timeoutSeconds. Failures are described in the Go client's words,
-// since operators grep for them.
+// POSTs a review (an AdmissionReview, or a CRD's ConversionReview) to one webhook over HTTPS, the
+// way kube-apiserver's webhook client (k8s.io/apiserver/pkg/util/webhook) does for both: the
+// server is verified against `caBundle` (system roots without one), a Service reference is dialled
+// at the address the resolver gives but verified as `<name>.<namespace>.svc`, and the whole
+// exchange is bounded by timeoutSeconds. Failures are described in the Go client's words, since
+// operators grep for them.
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
-import type { ServiceResolver, Webhook } from './types.ts';
+import type { ClientConfig, ServiceResolver } from './types.ts';
+
+/** What a call needs of a webhook's configuration: where it is, and how long it may take. */
+export interface WebhookEndpoint {
+  clientConfig: ClientConfig;
+  timeoutSeconds: number;
+}
 
 const MAX_RESPONSE_BYTES = 32 << 20;
 
@@ -63,7 +70,7 @@ function hostMismatch(err: Error & { cert?: { subjectaltname?: string } }, targe
   return `certificate is valid for ${names.join(', ')}, not ${host}`;
 }
 
-async function resolveTarget(hook: Webhook, resolver: ServiceResolver): Promise<Target> {
+async function resolveTarget(hook: WebhookEndpoint, resolver: ServiceResolver): Promise<Target> {
   const timeoutParam = `timeout=${hook.timeoutSeconds}s`;
   const cc = hook.clientConfig;
   if (cc.service) {
@@ -127,7 +134,7 @@ export interface RawResponse {
 }
 
 export async function postReview(
-  hook: Webhook,
+  hook: WebhookEndpoint,
   body: string,
   resolver: ServiceResolver,
   connections?: WebhookConnections,
@@ -181,4 +188,37 @@ export async function postReview(
     });
     req.end(body);
   });
+}
+
+/**
+ * The transport admission and CRD conversion share, as kube-apiserver's webhook ClientManager is
+ * shared: one Service resolver (replaceable by an embedding process) and one connection pool.
+ */
+export class WebhookClient {
+  private readonly connections = new WebhookConnections();
+
+  constructor(private resolver: ServiceResolver) {}
+
+  setServiceResolver(resolver: ServiceResolver): void {
+    this.resolver = resolver;
+  }
+
+  post(hook: WebhookEndpoint, body: string): Promise<RawResponse> {
+    return postReview(hook, body, this.resolver, this.connections);
+  }
+
+  close(): void {
+    this.connections.close();
+  }
+}
+
+/**
+ * client-go's error for an answer outside 2xx that is not a Status (rest/request.go
+ * newUnstructuredResponseError); undefined for a 2xx answer.
+ */
+export function unexpectedResponse(status: number, text: string): string | undefined {
+  if (status >= 200 && status <= 299) return undefined;
+  if (status === 404) return 'the server could not find the requested resource';
+  const body = text.trim();
+  return `an error on the server (${JSON.stringify(body.slice(0, 256) || 'unknown')}) has prevented the request from succeeding`;
 }

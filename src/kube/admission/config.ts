@@ -27,7 +27,8 @@ function parseRule(r: JsonObject): RuleWithOperations {
   };
 }
 
-function parseClientConfig(cc: JsonObject): ClientConfig {
+/** A webhook clientConfig (admissionregistration's, or a CRD's conversion webhook's: the same shape). */
+export function parseClientConfig(cc: JsonObject): ClientConfig {
   const out: ClientConfig = {};
   if (typeof cc.url === 'string') out.url = cc.url;
   if (isObject(cc.service)) {

@@ -10,7 +10,7 @@ import type { JsonObject } from '../../apimachinery/meta/index.ts';
 import type { Admission, AdmissionAttributes } from '../registry/context.ts';
 import { WebhookConfigCache } from './config.ts';
 import { webhookMatches, isExempt } from './matching.ts';
-import { postReview, TransportError, WebhookConnections } from './client.ts';
+import { TransportError, WebhookClient } from './client.ts';
 import { buildReview, parseResponse, type ReviewResponse } from './review.ts';
 import { CallError, deniedError, dryRunUnsupported, patchError } from './errors.ts';
 import { endpointsResolver } from './resolver.ts';
@@ -27,25 +27,25 @@ export interface WebhookAdmissionOptions {
 export class WebhookAdmission implements Admission {
   private readonly storage: Storage;
   private readonly configs: WebhookConfigCache;
-  private resolver: ServiceResolver;
   private readonly onIgnoredFailure: (err: CallError) => void;
-  private readonly connections = new WebhookConnections();
+  /** Shared with the CRD conversion webhooks (crd/conversion), which dial Services the same way. */
+  readonly client: WebhookClient;
 
   constructor(storage: Storage, options: WebhookAdmissionOptions = {}) {
     this.storage = storage;
     this.configs = new WebhookConfigCache(storage);
-    this.resolver = options.serviceResolver ?? endpointsResolver(storage);
+    this.client = new WebhookClient(options.serviceResolver ?? endpointsResolver(storage));
     this.onIgnoredFailure = options.onIgnoredFailure ?? (() => {});
   }
 
   /** Replaces the Service resolver; `undefined` restores the Endpoints lookup. */
   setServiceResolver(resolver: ServiceResolver | undefined): void {
-    this.resolver = resolver ?? endpointsResolver(this.storage);
+    this.client.setServiceResolver(resolver ?? endpointsResolver(this.storage));
   }
 
   stop(): void {
     this.configs.stop();
-    this.connections.close();
+    this.client.close();
   }
 
   async mutate(attrs: AdmissionAttributes, obj: JsonObject, old: JsonObject | undefined): Promise<JsonObject> {
@@ -172,7 +172,7 @@ export class WebhookAdmission implements Admission {
     const { uid, review } = buildReview(attrs, obj, old);
     let raw;
     try {
-      raw = await postReview(hook, JSON.stringify(review), this.resolver, this.connections);
+      raw = await this.client.post(hook, JSON.stringify(review));
     } catch (e) {
       if (e instanceof TransportError) throw new CallError(hook.name, `failed to call webhook: ${e.message}`);
       throw e;

@@ -3,8 +3,11 @@
 import { StatusError, badRequest, internalError, type StatusReason } from '../../apimachinery/errors/index.ts';
 import type { Status, StatusDetails } from '../../apimachinery/meta/index.ts';
 
-/** A webhook's own Status, which may carry any reason (or none) the webhook chose. */
-class WebhookStatusError extends StatusError {
+/**
+ * A webhook's own Status, which may carry any reason (or none) the webhook chose; also a webhook
+ * failure kube reports as a plain error (no reason, StatusReasonUnknown).
+ */
+export class WebhookStatusError extends StatusError {
   private readonly rawReason: string;
 
   constructor(code: number, reason: string, message: string, details?: StatusDetails) {

@@ -5,6 +5,7 @@ import { isObject } from '../../apimachinery/json/index.ts';
 import { randomUUID } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../apimachinery/meta/index.ts';
 import type { AdmissionAttributes } from '../registry/context.ts';
+import { unexpectedResponse } from './client.ts';
 import type { ReviewStatus } from './errors.ts';
 
 export interface ReviewResponse {
@@ -79,13 +80,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * (the caller turns it into a failure subject to failurePolicy).
  */
 export function parseResponse(status: number, text: string, uid: string, mutating: boolean): ReviewResponse {
-  if (status < 200 || status > 299) {
-    const body = text.trim();
-    if (status === 404) throw new Error('failed to call webhook: the server could not find the requested resource');
-    throw new Error(
-      `failed to call webhook: an error on the server (${JSON.stringify(body.slice(0, 256) || 'unknown')}) has prevented the request from succeeding`,
-    );
-  }
+  const unexpected = unexpectedResponse(status, text);
+  if (unexpected !== undefined) throw new Error(`failed to call webhook: ${unexpected}`);
   let doc: JsonValue;
   try {
     doc = JSON.parse(text) as JsonValue;

@@ -1,15 +1,19 @@
 // ResourceDefs for a CRD's served versions, with the CRD's structural schema as the strategy.
 import { compileCrdVersion } from '../crd/index.ts';
 import type { JsonObject } from '../../apimachinery/meta/index.ts';
-import { ALL_VERBS, type ResourceDef } from './resource.ts';
+import { ALL_VERBS, type CustomResourceConverter, type ResourceDef } from './resource.ts';
 
-export function customResourceDefs(crd: JsonObject): ResourceDef[] {
+/** Builds the conversion webhook of a CRD that asks for one (crd/conversion); undefined for strategy None. */
+export type ConverterFactory = (crd: JsonObject) => CustomResourceConverter | undefined;
+
+export function customResourceDefs(crd: JsonObject, converterFor?: ConverterFactory): ResourceDef[] {
   const spec = crd.spec as JsonObject;
   const names = spec.names as JsonObject;
   const group = String(spec.group);
   const kind = String(names.kind);
   const versions = (spec.versions as JsonObject[]) ?? [];
   const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? versions[0]?.name);
+  const converter = converterFor?.(crd);
   const defs: ResourceDef[] = [];
   // The storage version first: discovery lists it as the preferred version.
   const ordered = [...versions].sort((a, b) => Number(b.storage === true) - Number(a.storage === true));
@@ -44,6 +48,7 @@ export function customResourceDefs(crd: JsonObject): ResourceDef[] {
       printerColumns: compiled.printerColumns,
       scale: compiled.scale,
       storageVersion,
+      ...(converter ? { converter } : {}),
     });
   }
   return defs;

@@ -135,11 +135,16 @@ export function listObjects(
 
 /** `{"kind":"XList","apiVersion":...,"metadata":{...},"items":[...]}` from stored JSON texts. */
 export function listJson(def: ResourceDef, result: ListResult, present: (json: string) => string): string {
+  const parts: string[] = new Array(result.items.length);
+  for (let i = 0; i < result.items.length; i++) parts[i] = present(result.items[i].json);
+  return listBody(def, result, parts);
+}
+
+/** The same, from the items' served JSON texts. */
+export function listBody(def: ResourceDef, result: ListResult, items: readonly string[]): string {
   const metadata: JsonObject = { resourceVersion: String(result.revision) };
   if (result.continueToken) metadata.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
   const head = `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(def))},"metadata":${JSON.stringify(metadata)},"items":[`;
-  const parts: string[] = new Array(result.items.length);
-  for (let i = 0; i < result.items.length; i++) parts[i] = present(result.items[i].json);
-  return `${head}${parts.join(',')}]}`;
+  return `${head}${items.join(',')}]}`;
 }

@@ -49,6 +49,18 @@ export interface ResourceStrategy {
   schemaInfo?: SchemaInfo;
 }
 
+/**
+ * A CRD's conversion webhook (spec.conversion.strategy Webhook), shared by the defs of all its
+ * versions. Without one, versions differ only in apiVersion (strategy None).
+ */
+export interface CustomResourceConverter {
+  /**
+   * `objects` converted to `apiVersion`, in order; those already in it are returned as they are
+   * and not sent. `asList`: the objects are one list's items, converted in one review.
+   */
+  convert(objects: JsonObject[], apiVersion: string, asList: boolean): Promise<JsonObject[]>;
+}
+
 export interface ResourceDef {
   group: string;
   version: string;
@@ -80,6 +92,8 @@ export interface ResourceDef {
   view?: { toStored(obj: JsonObject): JsonObject; fromStored(obj: JsonObject): JsonObject };
   /** Storage version of a CRD when this def is a non-storage version. */
   storageVersion?: string;
+  /** Set on every version of a CRD converted by a webhook; reads and writes across versions await it. */
+  converter?: CustomResourceConverter;
 }
 
 export const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

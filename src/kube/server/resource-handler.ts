@@ -54,7 +54,7 @@ export async function handleResource(
   return serveWrite(deps, r, call, ctx);
 }
 
-function serveRead(deps: HandlerDeps, r: ResourceRequest, verb: ReadVerb): void {
+function serveRead(deps: HandlerDeps, r: ResourceRequest, verb: ReadVerb): void | Promise<void> {
   switch (verb.kind) {
     case 'list':
       return serveList(deps, r);

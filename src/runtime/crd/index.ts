@@ -2,6 +2,7 @@
 // structural OpenAPI schema, and the CRD builder.
 export { s } from '../../apimachinery/schema/index.ts';
 export type { JsonSchema, Schema, Static } from '../../apimachinery/schema/index.ts';
-export { customResourceDefinition } from './builder.ts';
+export { customResourceDefinition, mergeCrdVersions } from './builder.ts';
 export type { CrdDefinition, CrdNames, PrinterColumn } from './builder.ts';
-export { installCrds, waitEstablished } from './install.ts';
+export { installCrds, servedResources, waitEstablished } from './install.ts';
+export type { CrdClient } from './install.ts';

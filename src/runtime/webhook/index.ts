@@ -11,6 +11,8 @@ export {
   validatingHandler,
 } from './admission.ts';
 export type { AdmissionHandler, AdmissionResult } from './admission.ts';
+export { ConversionError, ConversionScheme, ConversionWebhook, conversionWebhook } from './conversion.ts';
+export type { Convertible, VersionKind } from './conversion.ts';
 export { CertWatcher } from './cert-watcher.ts';
 export type { CertWatcherOptions, KeyPair } from './cert-watcher.ts';
 export type {
@@ -18,6 +20,9 @@ export type {
   AdmissionResponse,
   AdmissionReview,
   AdmissionStatus,
+  ConversionRequest,
+  ConversionResponse,
+  ConversionReview,
   GroupVersionKind,
   GroupVersionResource,
   Operation,

@@ -1,5 +1,6 @@
-// The admission webhook HTTPS server: AdmissionReview v1 in, AdmissionReview v1 out, one handler
-// per path. It runs on every replica (not leader-elected): the API server may call any of them.
+// The webhook HTTPS server: AdmissionReview v1 in and out for admission handlers, ConversionReview
+// v1 in and out for a conversion webhook, one of them per path. It runs on every replica (not
+// leader-elected): the API server may call any of them.
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,10 +14,13 @@ import type { Runnable } from '../manager/runnable.ts';
 import { silentLogger } from '../util/logger.ts';
 import type { Logger } from '../util/logger.ts';
 import { getOrCreate } from '../util/metrics.ts';
+import { isObject } from '../../apimachinery/json/index.ts';
 import { errored } from './admission.ts';
 import type { AdmissionHandler, AdmissionResult } from './admission.ts';
 import { CertWatcher } from './cert-watcher.ts';
-import type { AdmissionReview } from './types.ts';
+import type { ConversionWebhook } from './conversion.ts';
+import { HttpError } from './http-error.ts';
+import type { AdmissionReview, ConversionReview } from './types.ts';
 
 export interface WebhookServerOptions {
   /** Default "127.0.0.1" (loopback unless asked); in a pod, pass "0.0.0.0". */
@@ -70,19 +74,13 @@ function webhookMetrics(registry: Registry): WebhookMetrics {
   }));
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** Turns a request body into the review to answer; throws HttpError for a body it cannot take. */
+type Endpoint = (body: Buffer, ctx: { signal: AbortSignal; path: string }) => Promise<object>;
 
 export class WebhookServer implements Runnable {
   readonly needLeaderElection = false;
   readonly name = 'webhook-server';
-  private readonly handlers = new Map<string, AdmissionHandler>();
+  private readonly endpoints = new Map<string, Endpoint>();
   private readonly opts: WebhookServerOptions;
   private readonly log: Logger;
   private readonly certs: CertWatcher;
@@ -105,11 +103,20 @@ export class WebhookServer implements Runnable {
     this.listening = new Promise((r) => (this.resolveListening = r));
   }
 
-  /** Serves `handler` at `path` (e.g. "/mutate-v1-pod"). Paths may be added before or after start. */
-  register<T extends KubeObject>(path: string, handler: AdmissionHandler<T>): void {
+  /**
+   * Serves `handler` at `path`: an admission handler (e.g. at "/mutate-v1-pod") or a conversion
+   * webhook (at "/convert", controller-runtime's path). Paths may be added before or after start.
+   */
+  register<T extends KubeObject>(path: string, handler: AdmissionHandler<T> | ConversionWebhook): void {
     if (!path.startsWith('/')) throw new Error(`webhook path must start with "/": ${path}`);
-    if (this.handlers.has(path)) throw new Error(`a webhook is already registered at ${path}`);
-    this.handlers.set(path, handler as unknown as AdmissionHandler);
+    if (this.endpoints.has(path)) throw new Error(`a webhook is already registered at ${path}`);
+    this.endpoints.set(
+      path,
+      // Told apart by shape, not instanceof: a project may hold two copies of this package.
+      typeof handler === 'function'
+        ? admissionEndpoint(handler as unknown as AdmissionHandler, this.log)
+        : conversionEndpoint(handler),
+    );
   }
 
   /** Resolves with the bound address once listening. */
@@ -143,7 +150,7 @@ export class WebhookServer implements Runnable {
         });
       });
       const addr = server.address() as AddressInfo;
-      this.log.info({ address: `${addr.address}:${addr.port}`, paths: [...this.handlers.keys()] }, 'serving webhooks');
+      this.log.info({ address: `${addr.address}:${addr.port}`, paths: [...this.endpoints.keys()] }, 'serving webhooks');
       this.resolveListening(addr);
       if (!signal.aborted) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
     } finally {
@@ -157,33 +164,20 @@ export class WebhookServer implements Runnable {
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'https://localhost').pathname;
-    const handler = this.handlers.get(path);
+    const endpoint = this.endpoints.get(path);
     const started = process.hrtime.bigint();
     this.metrics?.inFlight.inc({ webhook: path });
     let code = 200;
     try {
-      if (!handler) throw new HttpError(404, `no webhook registered at ${path}`);
+      if (!endpoint) throw new HttpError(404, `no webhook registered at ${path}`);
       if (req.method !== 'POST') throw new HttpError(405, 'only POST is allowed');
       const ct = String(req.headers['content-type'] ?? '');
       if (!ct.startsWith('application/json'))
         throw new HttpError(400, `content-type must be application/json, got ${ct || 'none'}`);
-      const review = parseReview(await readBody(req, this.opts.maxBodyBytes ?? 8 << 20));
-      const request = review.request!;
+      const input = await readBody(req, this.opts.maxBodyBytes ?? 8 << 20);
       const ac = new AbortController();
       res.once('close', () => ac.abort(new Error('client closed the connection')));
-      let result: AdmissionResult;
-      try {
-        result = await handler(request, { signal: ac.signal });
-      } catch (err) {
-        this.log.error({ err, path, uid: request.uid }, 'webhook handler failed');
-        result = errored(500, err);
-      }
-      const out: AdmissionReview = {
-        apiVersion: review.apiVersion,
-        kind: 'AdmissionReview',
-        response: { ...result, uid: request.uid },
-      };
-      const body = JSON.stringify(out);
+      const body = JSON.stringify(await endpoint(input, { signal: ac.signal, path }));
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
     } catch (err) {
       code = err instanceof HttpError ? err.code : 500;
@@ -198,14 +192,71 @@ export class WebhookServer implements Runnable {
   }
 }
 
-function parseReview(body: Buffer): AdmissionReview {
-  let review: unknown;
+function admissionEndpoint(handler: AdmissionHandler, log: Logger): Endpoint {
+  return async (body, { signal, path }) => {
+    const review = parseAdmissionReview(body);
+    const request = review.request!;
+    let result: AdmissionResult;
+    try {
+      result = await handler(request, { signal });
+    } catch (err) {
+      log.error({ err, path, uid: request.uid }, 'webhook handler failed');
+      result = errored(500, err);
+    }
+    const out: AdmissionReview = {
+      apiVersion: review.apiVersion,
+      kind: 'AdmissionReview',
+      response: { ...result, uid: request.uid },
+    };
+    return out;
+  };
+}
+
+/** A conversion failure is an answer (result.status Failure), so only a malformed body is an HTTP error. */
+function conversionEndpoint(webhook: ConversionWebhook): Endpoint {
+  return async (body) => {
+    const review = parseConversionReview(body);
+    const out: ConversionReview = {
+      apiVersion: review.apiVersion,
+      kind: 'ConversionReview',
+      response: await webhook.scheme.review(review.request!),
+    };
+    return out;
+  };
+}
+
+function parseJson(body: Buffer): unknown {
   try {
-    review = JSON.parse(body.toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch (err) {
     throw new HttpError(400, `invalid JSON: ${(err as Error).message}`);
   }
-  const r = review as Partial<AdmissionReview> & { apiVersion?: string };
+}
+
+function parseConversionReview(body: Buffer): ConversionReview {
+  const r = parseJson(body) as Partial<ConversionReview> | null;
+  if (
+    !isObject(r) ||
+    r.kind !== 'ConversionReview' ||
+    (r.apiVersion !== 'apiextensions.k8s.io/v1' && r.apiVersion !== 'apiextensions.k8s.io/v1beta1')
+  ) {
+    throw new HttpError(400, 'expected an apiextensions.k8s.io/v1 ConversionReview');
+  }
+  const req = r.request;
+  if (!isObject(req) || typeof req.uid !== 'string' || !req.uid) {
+    throw new HttpError(400, 'ConversionReview has no request.uid');
+  }
+  if (typeof req.desiredAPIVersion !== 'string' || !req.desiredAPIVersion) {
+    throw new HttpError(400, 'ConversionReview has no request.desiredAPIVersion');
+  }
+  if (!Array.isArray(req.objects) || !req.objects.every(isObject)) {
+    throw new HttpError(400, 'ConversionReview request.objects must be a list of objects');
+  }
+  return r as unknown as ConversionReview;
+}
+
+function parseAdmissionReview(body: Buffer): AdmissionReview {
+  const r = parseJson(body) as (Partial<AdmissionReview> & { apiVersion?: string }) | null;
   if (
     r?.kind !== 'AdmissionReview' ||
     (r.apiVersion !== 'admission.k8s.io/v1' && r.apiVersion !== 'admission.k8s.io/v1beta1')

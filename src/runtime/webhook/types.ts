@@ -58,3 +58,29 @@ export interface AdmissionReview<T extends KubeObject = KubeObject> {
   request?: AdmissionRequest<T>;
   response?: AdmissionResponse;
 }
+
+/**
+ * apiextensions.k8s.io/v1 (and v1beta1, the same shape) ConversionReview: the API server sends the
+ * objects of a custom resource in the version they were stored or sent in, and wants them back in
+ * `desiredAPIVersion` (staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/types.go:
+ * ConversionReview, ConversionRequest, ConversionResponse).
+ */
+export interface ConversionRequest {
+  uid: string;
+  desiredAPIVersion: string;
+  objects: KubeObject[];
+}
+
+export interface ConversionResponse {
+  uid: string;
+  convertedObjects: KubeObject[];
+  /** metav1.Status: `status` is "Success" or "Failure" (then `message` says why). */
+  result: { status: 'Success' | 'Failure'; message?: string };
+}
+
+export interface ConversionReview {
+  apiVersion: 'apiextensions.k8s.io/v1' | 'apiextensions.k8s.io/v1beta1';
+  kind: 'ConversionReview';
+  request?: ConversionRequest;
+  response?: ConversionResponse;
+}

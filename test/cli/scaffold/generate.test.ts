@@ -184,3 +184,75 @@ describe('peerpods generate', () => {
     }
   });
 });
+
+describe('peerpods generate, a kind in two versions with a conversion webhook', () => {
+  let t: Awaited<ReturnType<typeof tempDir>>;
+  const read = (f: string) => readFileSync(path.join(t.dir, f), 'utf8');
+  before(async () => {
+    t = await tempDir();
+    await init({ domain: 'example.com', repo: 'my-operator', dir: t.dir });
+    await createApi({ group: 'alnair', version: 'v1alpha1', kind: 'AlnairPod', dir: t.dir });
+    await createApi({ group: 'alnair', version: 'v1', kind: 'AlnairPod', dir: t.dir });
+    await linkSources(t.dir);
+  });
+  after(() => t.remove());
+
+  it('writes one CRD with both versions, stored in the one whose types say storage: true', async () => {
+    await generate({ dir: t.dir });
+    const crd = parse(read(CRD));
+    assert.deepEqual(
+      crd.spec.versions.map((v: { name: string; served: boolean; storage: boolean }) => [v.name, v.served, v.storage]),
+      [
+        ['v1', true, false],
+        ['v1alpha1', true, true],
+      ],
+    );
+    assert.equal(crd.spec.conversion, undefined);
+  });
+
+  it('adds spec.conversion calling the webhook Service at /convert, and the RBAC to inject the CA', async () => {
+    await createWebhook({ group: 'alnair', version: 'v1alpha1', kind: 'AlnairPod', conversion: true, dir: t.dir });
+    const r = await generate({ dir: t.dir });
+    assert.deepEqual(r.written.sort(), [CRD, ROLE]);
+    // What the CA injection fills in later is left out: clientConfig.caBundle.
+    assert.deepEqual(parse(read(CRD)).spec.conversion, {
+      strategy: 'Webhook',
+      webhook: {
+        clientConfig: {
+          service: {
+            name: 'my-operator-webhook-service',
+            namespace: 'my-operator-system',
+            path: '/convert',
+            port: 443,
+          },
+        },
+        conversionReviewVersions: ['v1'],
+      },
+    });
+    assert.deepEqual(
+      parse(read(ROLE)).rules.find((x: { resources: string[] }) => x.resources.includes('customresourcedefinitions')),
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: ['alnairpods.alnair.example.com'],
+        verbs: ['get', 'patch'],
+      },
+    );
+    const again = await generate({ dir: t.dir });
+    assert.deepEqual(again.written, []);
+  });
+
+  it('refuses two storage versions, naming them', async () => {
+    const v1 = path.join(t.dir, 'src/api/v1/alnairpod_types.ts');
+    const text = await readFile(v1, 'utf8');
+    await writeFile(v1, text.replace('storage: false,', 'storage: true,'));
+    try {
+      await assert.rejects(
+        generate({ dir: t.dir }),
+        /CRD alnairpods\.alnair\.example\.com needs exactly one storage version, has v1alpha1, v1: set storage: false on the others/,
+      );
+    } finally {
+      await writeFile(v1, text);
+    }
+  });
+});

@@ -1,9 +1,10 @@
 // The operator author's workflow end to end, outside the repository, as a user runs it: `peerpods
 // init`, `create api` (the AlnairPod of the seeds' tutorial: `containers: Container[]`, `volumes:
-// Volume[]`), `create webhook`; this package installed from `npm pack`; the project's `npm run
-// generate`, `npm test` and `npm run build`; then its built manager against `peerpods cluster start`
-// — its CRDs installed with `npm run crds:install`, its webhook reached through a Service, the
-// sample applied — and the status written through `/status`.
+// Volume[]`), `create webhook`, a second version (v1) with `create webhook --conversion`; this
+// package installed from `npm pack`; the project's `npm run generate`, `npm test` and `npm run
+// build`; then its built manager against `peerpods cluster start` — its CRDs installed with `npm run
+// crds:install`, its webhooks reached through a Service, the sample applied — the status written
+// through `/status`, and the sample read in the other version through the conversion webhook.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -148,6 +149,8 @@ describe('a scaffolded operator, from init to a status written through /status',
       '--defaulting',
       '--programmatic-validation',
     );
+    await cli('create', 'api', '--group', 'alnair', '--version', 'v1', '--kind', 'AlnairPod');
+    await cli('create', 'webhook', '--group', 'alnair', '--version', 'v1alpha1', '--kind', 'AlnairPod', '--conversion');
   });
 
   it('installs this package from npm pack and generates its manifests', async () => {
@@ -156,7 +159,16 @@ describe('a scaffolded operator, from init to a status written through /status',
     const gen = await run('npm', ['run', 'generate'], proj);
     assert.equal(gen.code, 0, gen.output);
     const crd = parse(await readFile(path.join(proj, 'config/crd/bases/alnair.example.com_alnairpods.yaml'), 'utf8'));
-    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    assert.deepEqual(
+      crd.spec.versions.map((v: { name: string; storage: boolean }) => [v.name, v.storage]),
+      [
+        ['v1', false],
+        ['v1alpha1', true],
+      ],
+    );
+    assert.equal(crd.spec.conversion.strategy, 'Webhook');
+    const v1alpha1 = crd.spec.versions.find((v: { name: string }) => v.name === 'v1alpha1');
+    const spec = v1alpha1.schema.openAPIV3Schema.properties.spec.properties;
     // corev1.Container's schema, as controller-gen embeds it: name required, image and volumeMounts known.
     assert.equal(spec.containers.type, 'array');
     assert.deepEqual(spec.containers.items.required, ['name']);
@@ -173,6 +185,7 @@ describe('a scaffolded operator, from init to a status written through /status',
     assert.equal(test.code, 0, test.output);
     assert.match(test.output, /# pass [1-9]/);
     assert.match(test.output, /# fail 0/);
+    assert.match(test.output, /ok \d+ - AlnairPod objects written in one version read back in every other/);
     const build = await run('npm', ['run', 'build'], proj);
     assert.equal(build.code, 0, build.output);
     assert.ok(existsSync(path.join(proj, 'dist/main.js')));
@@ -322,6 +335,31 @@ describe('a scaffolded operator, from init to a status written through /status',
       ['data'],
     );
     assert.equal(obj.status?.observedGeneration, obj.metadata.generation);
+
+    // Read in v1: the API server converts the stored v1alpha1 object through the manager's conversion
+    // webhook, which it calls through the Service with the CA the manager injected into the CRD.
+    r = await kubectl(kubeconfig, [
+      'get',
+      'crd',
+      'alnairpods.alnair.example.com',
+      '-o',
+      'jsonpath={.spec.conversion.webhook.clientConfig.caBundle}',
+    ]);
+    assert.equal(r.stdout, caBundle);
+    r = await kubectl(kubeconfig, [
+      'get',
+      'alnairpods.v1.alnair.example.com',
+      'alnairpod-sample',
+      '-n',
+      'default',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const asV1 = JSON.parse(r.stdout) as { apiVersion: string; metadata: { uid: string }; spec: { foo?: string } };
+    assert.equal(asV1.apiVersion, 'alnair.example.com/v1');
+    assert.equal(asV1.metadata.uid, obj.metadata.uid);
+    assert.equal(asV1.spec.foo, 'default');
     const statusWrite = obj.metadata.managedFields.find((f) => f.manager === 'alnair-operator');
     assert.equal(statusWrite?.subresource, 'status', JSON.stringify(obj.metadata.managedFields));
     assert.ok(statusWrite?.fieldsV1['f:status']);

@@ -258,6 +258,92 @@ describe('peerpods create webhook', () => {
   });
 });
 
+describe('a second version and its conversion webhook', () => {
+  let t: Awaited<ReturnType<typeof tempDir>>;
+  before(async () => {
+    t = await tempDir();
+    await init({ domain: 'example.com', repo: 'my-operator', dir: t.dir });
+    await createApi({ group: 'alnair', version: 'v1alpha1', kind: 'AlnairPod', dir: t.dir });
+  });
+  after(() => t.remove());
+
+  it('create api --version adds the types of another version, served but not stored, without a controller', async () => {
+    const written = await createApi({ group: 'alnair', version: 'v1', kind: 'AlnairPod', dir: t.dir });
+    assert.ok(written.includes('src/api/v1/alnairpod_types.ts'));
+    assert.deepEqual(
+      written.filter((f) => f.includes('controller')),
+      [],
+    );
+    assert.match(read(t.dir, 'src/api/v1alpha1/alnairpod_types.ts'), /^ {2}storage: true,$/m);
+    assert.match(read(t.dir, 'src/api/v1/alnairpod_types.ts'), /^ {2}storage: false,$/m);
+    const crds = read(t.dir, 'src/api/crds.ts');
+    assert.match(crds, /import \{ alnairPodCrd \} from '\.\/v1alpha1\/alnairpod_types\.ts';/);
+    assert.match(crds, /import \{ alnairPodCrd as alnairPodV1Crd \} from '\.\/v1\/alnairpod_types\.ts';/);
+    assert.match(crds, / {2}alnairPodCrd,\n {2}alnairPodV1Crd,\n/);
+    assert.match(crds, /mergeCrdVersions\(\[/);
+    const p = parse(read(t.dir, 'PROJECT'));
+    assert.deepEqual(
+      p.resources.map((r: { version: string; controller: boolean }) => [r.version, r.controller]),
+      [
+        ['v1alpha1', true],
+        ['v1', false],
+      ],
+    );
+  });
+
+  it('create webhook --conversion refuses a hub that is not the storage version', async () => {
+    const before = await snapshot(t.dir);
+    await assert.rejects(
+      createWebhook({ group: 'alnair', version: 'v1', kind: 'AlnairPod', conversion: true, dir: t.dir }),
+      /AlnairPod v1 is not the storage version, and the hub of a conversion must be: run this with --version v1alpha1, or move storage: true to v1/,
+    );
+    assert.deepEqual(await snapshot(t.dir), before);
+  });
+
+  it('create webhook --conversion writes the hub marker, the spoke conversion, the scheme and its wiring', async () => {
+    await createWebhook({ group: 'alnair', version: 'v1alpha1', kind: 'AlnairPod', conversion: true, dir: t.dir });
+    assert.match(read(t.dir, 'src/api/v1alpha1/alnairpod_conversion.ts'), /export const alnairPodHub = AlnairPods;/);
+    const spoke = read(t.dir, 'src/api/v1/alnairpod_conversion.ts');
+    assert.match(spoke, /export const alnairPodV1Conversion: Convertible<AlnairPod, Hub> = \{/);
+    assert.match(spoke, /convertTo: /);
+    assert.match(spoke, /convertFrom: /);
+    assert.match(spoke, /TODO/);
+    const scheme = read(t.dir, 'src/webhook/conversion.ts');
+    assert.match(scheme, /conversions\.hub\(alnairPodHub\)\n {2}\.spoke\(AlnairPodsV1, alnairPodV1Conversion\);/);
+    assert.match(scheme, / {2}'alnairpods\.alnair\.example\.com',\n/);
+    const server = read(t.dir, 'src/webhook/server.ts');
+    assert.match(server, /server\.register\('\/convert', conversionWebhook\(conversions\)\);/);
+    assert.match(server, / {4}crds: conversionCrds,\n/);
+    assert.match(
+      read(t.dir, 'src/webhook/certificates.ts'),
+      /spec: \{ conversion: \{ webhook: \{ clientConfig: \{ caBundle \} \} \} \}/,
+    );
+    assert.match(read(t.dir, 'src/main.ts'), /await setupWebhookServer\(manager,/);
+    assert.match(read(t.dir, 'src/controller/rbac.ts'), / {2}\.\.\.conversionRules,\n/);
+    assert.ok(existsSync(path.join(t.dir, 'test/alnairpod_conversion.test.ts')));
+    const p = parse(read(t.dir, 'PROJECT'));
+    assert.deepEqual(p.resources[0].webhooks, { conversion: true });
+    await assert.rejects(
+      createWebhook({ group: 'alnair', version: 'v1alpha1', kind: 'AlnairPod', conversion: true, dir: t.dir }),
+      /AlnairPod already has a conversion webhook \(hub v1alpha1\)/,
+    );
+  });
+
+  it('admission webhooks added afterwards reuse the server', async () => {
+    const written = await createWebhook({
+      group: 'alnair',
+      version: 'v1',
+      kind: 'AlnairPod',
+      defaulting: true,
+      dir: t.dir,
+    });
+    assert.ok(!written.includes('src/webhook/certificates.ts'));
+    const server = read(t.dir, 'src/webhook/server.ts');
+    assert.match(server, /setupAlnairPodWebhook\(server\);/);
+    assert.equal(server.match(/conversionWebhook\(conversions\)/g)?.length, 1);
+  });
+});
+
 describe('the scaffold commands', () => {
   it('exit 1 with the reason for bad input', async () => {
     const t = await tempDir();

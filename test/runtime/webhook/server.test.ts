@@ -1,8 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
-import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -16,29 +14,7 @@ import {
 import type { AdmissionReview } from '../../../src/runtime/webhook/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { issue, makeCa } from './certs.ts';
-
-interface Reply {
-  status: number;
-  body: string;
-  peerCn: string;
-}
-
-function post(port: number, ca: string, path: string, body: unknown, contentType = 'application/json'): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const data = typeof body === 'string' ? body : JSON.stringify(body);
-    const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', ca, agent: false, headers: { 'content-type': contentType } },
-      (res) => {
-        const peerCn = String((res.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), peerCn }));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
+import { post } from './post.ts';
 
 function review(object: KubeObject | null, operation: 'CREATE' | 'DELETE' = 'CREATE'): AdmissionReview {
   return {

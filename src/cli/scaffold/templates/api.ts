@@ -34,8 +34,19 @@ export function apiNames(p: ProjectFile, r: ResourceEntry): ApiNames {
   };
 }
 
-export function typesFiles(p: ProjectFile, r: ResourceEntry): NewFile[] {
+/**
+ * `laterVersion`: the kind has its types in another version already, which stays the storage
+ * version (objects are stored in one version; moving `storage: true` is the author's decision).
+ */
+export function typesFiles(p: ProjectFile, r: ResourceEntry, laterVersion = false): NewFile[] {
   const n = apiNames(p, r);
+  const storage = laterVersion
+    ? `  // Another version of ${n.kind} is the storage version (the one with storage: true); this one is served
+  // and converted to and from it.
+  storage: false,`
+    : `  // The version objects are stored in (kubebuilder's +kubebuilder:storageversion): exactly one version
+  // of ${n.kind} says true.
+  storage: true,`;
   return [
     {
       path: n.typesModule,
@@ -83,6 +94,7 @@ export const ${n.camel}Crd = customResourceDefinition({
   version: '${n.version}',
   scope: '${r.namespaced ? 'Namespaced' : 'Cluster'}',
   names: { kind: '${n.kind}', plural: '${n.plural}', singular: '${n.lower}' },
+${storage}
   printerColumns: [
     { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
@@ -110,15 +122,22 @@ spec:
   ];
 }
 
-export function typesInsertions(p: ProjectFile, r: ResourceEntry): Insertion[] {
+/** The name a version's CRD definition is imported under in src/api/crds.ts (`laterVersion`: see typesFiles). */
+export function crdImportName(n: ApiNames, laterVersion: boolean): string {
+  return laterVersion ? `${n.camel}${n.version[0].toUpperCase()}${n.version.slice(1)}Crd` : `${n.camel}Crd`;
+}
+
+export function typesInsertions(p: ProjectFile, r: ResourceEntry, laterVersion = false): Insertion[] {
   const n = apiNames(p, r);
+  const local = crdImportName(n, laterVersion);
+  const imported = local === `${n.camel}Crd` ? local : `${n.camel}Crd as ${local}`;
   return [
     {
       path: 'src/api/crds.ts',
       marker: '// +peerpods:scaffold:imports',
-      lines: [`import { ${n.camel}Crd } from './${n.version}/${n.lower}_types.ts';`],
+      lines: [`import { ${imported} } from './${n.version}/${n.lower}_types.ts';`],
     },
-    { path: 'src/api/crds.ts', marker: '// +peerpods:scaffold:crds', lines: [`${n.camel}Crd,`] },
+    { path: 'src/api/crds.ts', marker: '// +peerpods:scaffold:crds', lines: [`${local},`] },
     {
       path: 'config/crd/kustomization.yaml',
       marker: '# +peerpods:scaffold:crdkustomizeresource',

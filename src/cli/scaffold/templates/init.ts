@@ -184,13 +184,15 @@ export function setupWithManager(manager: Manager): Manager {
 `;
 
 const crdsTs = `// Every CRD of this operator, built from the types in src/api/: \`npm run generate\` writes them to
-// config/crd/bases, and the tests install them. \`peerpods create api\` adds its kinds here.
+// config/crd/bases, and the tests install them. \`peerpods create api\` adds its kinds here; the
+// versions of one kind are merged into one CRD.
+import { mergeCrdVersions } from 'peerpods/runtime';
 import type { KubeObject } from 'peerpods/runtime';
 // +peerpods:scaffold:imports
 
-export const crds: KubeObject[] = [
+export const crds: KubeObject[] = mergeCrdVersions([
   // +peerpods:scaffold:crds
-];
+]);
 `;
 
 const rbacTs = `// The rules of the manager's ClusterRole (kubebuilder's +kubebuilder:rbac markers, as data): each

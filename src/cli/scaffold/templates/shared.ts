@@ -21,3 +21,6 @@ export function names(p: ProjectFile) {
     leaseName: `${p.projectName}.${p.domain}`,
   };
 }
+
+/** Where the webhook server answers ConversionReviews (controller-runtime's path). */
+export const CONVERSION_PATH = '/convert';

@@ -250,6 +250,7 @@ export async function setupWebhookServer(manager: Manager, s: WebhookServerSetti
     serviceName: '${n.webhookService}',
     certDir: s.certDir,
     configurations: { mutating: '${n.mutatingConfiguration}', validating: '${n.validatingConfiguration}' },
+    // +peerpods:scaffold:conversioncrds
   });
   // The files must exist before the server starts.
   await certificates.ensure();
@@ -268,13 +269,20 @@ function certificatesTs(p: ProjectFile): string {
   return `// The webhook's CA and serving certificate, issued by the manager itself (no cert-manager needed), as
 // peerpods' PeerPodConfig controller does for its own webhook: kept in one Secret (tls.crt, tls.key,
 // ca.crt, ca.key), written to the server's certificate directory, and the CA injected as caBundle
-// into this operator's webhook configurations. Re-checked every hour; the serving certificate is
-// re-issued by the same CA at 2/3 of its life, so the caBundle stays valid.
+// into this operator's webhook configurations and the CRDs it converts. Re-checked every hour; the
+// serving certificate is re-issued by the same CA at 2/3 of its life, so the caBundle stays valid.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { certInfo, createCa, issueServingCert, renewAt, verifyPair } from 'peerpods/apimachinery';
 import type { PemPair } from 'peerpods/apimachinery';
-import { MutatingWebhookConfigurations, Secrets, ValidatingWebhookConfigurations, isConflict, isNotFound } from 'peerpods/runtime';
+import {
+  CustomResourceDefinitions,
+  MutatingWebhookConfigurations,
+  Secrets,
+  ValidatingWebhookConfigurations,
+  isConflict,
+  isNotFound,
+} from 'peerpods/runtime';
 import type { KubeClient, KubeObject, ResourceType, Runnable } from 'peerpods/runtime';
 
 export interface WebhookCertificateSettings {
@@ -283,6 +291,8 @@ export interface WebhookCertificateSettings {
   serviceName: string;
   certDir: string;
   configurations: { mutating: string; validating: string };
+  /** CRDs whose conversion webhook this server is: their spec.conversion gets the caBundle too. */
+  crds?: string[];
   /** Default 3 650 days (CA) and 365 days (serving certificate). */
   caValidityMs?: number;
   certValidityMs?: number;
@@ -295,6 +305,10 @@ interface Secret extends KubeObject {
 
 interface WebhookConfiguration extends KubeObject {
   webhooks?: Array<{ name: string; clientConfig: { caBundle?: string } }>;
+}
+
+interface CustomResourceDefinition extends KubeObject {
+  spec: { conversion?: { strategy?: string; webhook?: { clientConfig?: { caBundle?: string } } } };
 }
 
 const DAY_MS = 86_400_000;
@@ -397,6 +411,19 @@ export class WebhookCertificates implements Runnable {
       if ((live.webhooks ?? []).every((w) => w.clientConfig.caBundle === caBundle)) continue;
       const webhooks = (live.webhooks ?? []).map((w) => ({ ...w, clientConfig: { ...w.clientConfig, caBundle } }));
       await this.client.patch(type, name, undefined, { webhooks }, 'merge');
+    }
+    for (const name of this.s.crds ?? []) {
+      let crd: CustomResourceDefinition;
+      try {
+        crd = await this.client.get<CustomResourceDefinition>(CustomResourceDefinitions, name);
+      } catch (err) {
+        if (isNotFound(err)) continue; // not installed yet
+        throw err;
+      }
+      const conversion = crd.spec.conversion;
+      if (conversion?.strategy !== 'Webhook' || conversion.webhook?.clientConfig?.caBundle === caBundle) continue;
+      const patch = { spec: { conversion: { webhook: { clientConfig: { caBundle } } } } };
+      await this.client.patch(CustomResourceDefinitions, name, undefined, patch, 'merge');
     }
   }
 }

@@ -174,8 +174,11 @@ function validateRule(rule: JsonObject, path: string): FieldError[] {
   return errs;
 }
 
-/** webhook.ValidateWebhookURL with https required; the URL is split the way Go's url.Parse does. */
-function validateWebhookUrl(path: string, url: string): FieldError[] {
+/**
+ * webhook.ValidateWebhookURL with https required; the URL is split the way Go's url.Parse does.
+ * Shared with CRD conversion webhooks (crd/validation/conversion.ts).
+ */
+export function validateWebhookUrl(path: string, url: string): FieldError[] {
   const form = '; desired format: https://host[/path]';
   const m = /^(?:([a-zA-Z][a-zA-Z0-9+.-]*):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/.exec(url);
   if (!m) return [fieldRequired(path, `url must be a valid URL: parse ${JSON.stringify(url)}: invalid URI${form}`)];
@@ -191,7 +194,8 @@ function validateWebhookUrl(path: string, url: string): FieldError[] {
   return errs;
 }
 
-function validateWebhookService(path: string, svc: JsonObject): FieldError[] {
+/** webhook.ValidateWebhookService, for admission configurations and CRD conversion webhooks. */
+export function validateWebhookService(path: string, svc: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
   // kube-apiserver passes name and namespace to this check in swapped order
   // (kubernetes/kubernetes#141353), so a missing name is reported on `namespace` and vice versa.

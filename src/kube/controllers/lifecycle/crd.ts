@@ -7,7 +7,7 @@ import type { ResourceCatalog } from '../../registry/catalog.ts';
 import { internalContext } from '../../registry/context.ts';
 import { listPrefix } from '../../registry/keys.ts';
 import type { ObjectStore } from '../../registry/store/index.ts';
-import { customResourceDefs } from '../../registry/custom-resources.ts';
+import { customResourceDefs, type ConverterFactory } from '../../registry/custom-resources.ts';
 import { ChangeDrivenController } from '../change-driven.ts';
 import { formatTime } from '../../../apimachinery/time/index.ts';
 
@@ -37,7 +37,13 @@ export class CrdController extends ChangeDrivenController {
   /** CRD name → the served (group, version, plural) triples, to unregister them. */
   private readonly served = new Map<string, Array<[string, string, string]>>();
 
-  constructor(storage: Storage, store: ObjectStore, catalog: ResourceCatalog) {
+  constructor(
+    storage: Storage,
+    store: ObjectStore,
+    catalog: ResourceCatalog,
+    /** Conversion webhooks for CRDs with strategy Webhook; without it they are served as strategy None. */
+    private readonly converterFor?: ConverterFactory,
+  ) {
     super('apiextensions-controller', storage, store, catalog);
   }
 
@@ -72,7 +78,7 @@ export class CrdController extends ChangeDrivenController {
   private register(name: string, crd: JsonObject): void {
     let defs;
     try {
-      defs = customResourceDefs(crd);
+      defs = customResourceDefs(crd, this.converterFor);
     } catch (e) {
       console.error(`peerpods apiextensions-controller: CRD ${name}: ${(e as Error).message}`);
       return;

@@ -5,6 +5,7 @@ import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts
 import type { ResourceCatalog } from '../../registry/catalog.ts';
 import { internalContext } from '../../registry/context.ts';
 import { listPrefix } from '../../registry/keys.ts';
+import type { ResourceDef } from '../../registry/resource.ts';
 import type { ObjectStore } from '../../registry/store/index.ts';
 import { ChangeDrivenController } from '../change-driven.ts';
 
@@ -36,7 +37,11 @@ export class NamespaceLifecycle extends ChangeDrivenController {
 
   private namespacedDefs() {
     const seen = new Set<string>();
-    return this.catalog.all().filter((d) => {
+    // A CRD's storage version first: its objects are deleted in the form they are stored in, with
+    // no conversion webhook call (another served version is taken only when that one is not served).
+    const storageFirst = (d: ResourceDef) => (d.storageVersion && d.storageVersion !== d.version ? 1 : 0);
+    const defs = this.catalog.all().sort((a, b) => storageFirst(a) - storageFirst(b));
+    return defs.filter((d) => {
       if (!d.namespaced || d.storageOf) return false;
       const p = listPrefix(d);
       if (seen.has(p)) return false;

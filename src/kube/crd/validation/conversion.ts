@@ -9,6 +9,8 @@ import {
   fieldRequired,
 } from '../../../apimachinery/validation/field-errors.ts';
 import { isDNS1035Label } from '../../../apimachinery/validation/names.ts';
+import { isObject } from '../../../apimachinery/json/index.ts';
+import { validateWebhookService, validateWebhookUrl } from '../../builtins/validation/misc.ts';
 import type { CrdSpecView } from './spec.ts';
 
 export function validateConversion(conv: CrdSpecView['conversion']): FieldError[] {
@@ -22,6 +24,11 @@ export function validateConversion(conv: CrdSpecView['conversion']): FieldError[
     if (!cc) errs.push(fieldRequired(child(p, 'webhookClientConfig'), 'required when strategy is set to Webhook'));
     else if ((cc.url === undefined) === (cc.service === undefined)) {
       errs.push(fieldRequired(child(p, 'webhookClientConfig'), 'exactly one of url or service is required'));
+    } else if (cc.url !== undefined) {
+      errs.push(...validateWebhookUrl(child(p, 'webhookClientConfig', 'url'), String(cc.url)));
+    } else {
+      const service = isObject(cc.service) ? cc.service : {};
+      errs.push(...validateWebhookService(child(p, 'webhookClientConfig', 'service'), service));
     }
     const versions = conv.conversionReviewVersions ?? [];
     const vp = child(p, 'conversionReviewVersions');

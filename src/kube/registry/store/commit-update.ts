@@ -12,7 +12,7 @@ import { isolate } from '../subresources/status.ts';
 import { recordManagedFields } from './managed-fields.ts';
 import { afterMutation, normalize } from './normalize.ts';
 import { meta, ordered, parseStored, refOf, specPart, withoutVolatileMeta } from './objects.ts';
-import { present, toStored, written } from './presentation.ts';
+import { served, toStored, written } from './presentation.ts';
 import type { WriteResult } from './types.ts';
 import { validate } from './validate.ts';
 import { deepEqual } from '../../../apimachinery/json/index.ts';
@@ -71,7 +71,10 @@ export async function commitUpdate(
   if (sameOwners && deepEqual(withoutVolatileMeta(next), withoutVolatileMeta(current))) {
     return { object: current, created: false };
   }
-  if (ctx.dryRun) return { object: next, created: false };
+  if (ctx.dryRun) {
+    // As a dry-run create: through the storage codec and back for a webhook-converted CRD.
+    return { object: def.converter ? await served(def, await toStored(def, next)) : next, created: false };
+  }
   return persist(store, def, target, current, next);
 }
 
@@ -131,14 +134,16 @@ function bumpGeneration(
   meta(next).generation = (typeof generation === 'number' ? generation : 0) + (changed ? 1 : 0);
 }
 
-function persist(
+async function persist(
   store: StoreContext,
   def: ResourceDef,
   target: UpdateTarget,
   current: JsonObject,
   next: JsonObject,
-): WriteResult {
+): Promise<WriteResult> {
   const { stored, name } = target;
+  let updated: StoredObject;
+  let toStore: JsonObject;
   try {
     // The last finalizer gone from an object being deleted: the update completes the deletion —
     // unless a grace period is still running (a pod whose kubelet is stopping it writes status
@@ -148,11 +153,10 @@ function persist(
     if (meta(current).deletionTimestamp && !hasFinalizers(def, next) && !(typeof grace === 'number' && grace > 0)) {
       const deleted = store.storage.delete(stored.key, stored.revision);
       def.strategy.release?.(current);
-      return { object: present(def, parseStored(deleted)), created: false };
+      return { object: await served(def, parseStored(deleted)), created: false };
     }
-    const toStore = toStored(def, next);
-    const updated = store.storage.update(stored.key, toStore as KubeObject, stored.revision);
-    return { object: written(def, toStore, updated), created: false };
+    toStore = await toStored(def, next);
+    updated = store.storage.update(stored.key, toStore as KubeObject, stored.revision);
   } catch (e) {
     if (e instanceof RevisionMismatchError) {
       if (target.retryable) throw e;
@@ -161,4 +165,5 @@ function persist(
     if (e instanceof KeyNotFoundError) throw notFound(refOf(def), name);
     throw e;
   }
+  return { object: await written(def, toStore, updated), created: false };
 }

@@ -11,7 +11,7 @@ import { namespaceSpecFinalizers, propagationFinalizers } from './finalizers.ts'
 import { getStored } from './get.ts';
 import { gracePeriodFor, markDeletionPending } from './graceful-deletion.ts';
 import { meta, parseStored, refOf } from './objects.ts';
-import { present, toStored } from './presentation.ts';
+import { served, toStored } from './presentation.ts';
 import type { DeleteOptions, DeleteResult } from './types.ts';
 import { deepEqual } from '../../../apimachinery/json/index.ts';
 
@@ -46,7 +46,7 @@ async function deleteOnce(
 ): Promise<DeleteResult> {
   const stored = getStored(store, def, namespace, name);
   if (!stored) throw notFound(refOf(def), name);
-  const current = present(def, parseStored(stored));
+  const current = await served(def, parseStored(stored));
   checkDeletePreconditions(def, name, current, options.preconditions);
   await admitDelete(store, def, namespace, name, current, options, ctx);
 
@@ -56,13 +56,13 @@ async function deleteOnce(
   const graceful = graceSeconds > 0;
   if (!waitsForFinalizers && !graceful) {
     if (ctx.dryRun) return { object: current, deleted: true };
-    return remove(store, def, name, stored, current);
+    return await remove(store, def, name, stored, current);
   }
   const next = markDeletionPending(def, current, finalizers, graceSeconds, store.now());
   if (deepEqual(next, current)) return { object: current, deleted: false };
   if (ctx.dryRun) return { object: next, deleted: false };
-  const written = store.storage.update(stored.key, toStored(def, next) as KubeObject, stored.revision);
-  return { object: present(def, parseStored(written)), deleted: false };
+  const written = store.storage.update(stored.key, (await toStored(def, next)) as KubeObject, stored.revision);
+  return { object: await served(def, parseStored(written)), deleted: false };
 }
 
 /** Mutating admission sees DELETE too (it may deny; there is no object to change). */
@@ -88,19 +88,20 @@ async function admitDelete(
 }
 
 /** The removal itself, guarded by the revision that was read. */
-function remove(
+async function remove(
   store: StoreContext,
   def: ResourceDef,
   name: string,
   stored: StoredObject,
   current: JsonObject,
-): DeleteResult {
+): Promise<DeleteResult> {
+  let deleted: StoredObject;
   try {
-    const deleted = store.storage.delete(stored.key, stored.revision);
-    def.strategy.release?.(current);
-    return { object: present(def, parseStored(deleted)), deleted: true };
+    deleted = store.storage.delete(stored.key, stored.revision);
   } catch (e) {
     if (e instanceof KeyNotFoundError) throw notFound(refOf(def), name);
     throw e;
   }
+  def.strategy.release?.(current);
+  return { object: await served(def, parseStored(deleted)), deleted: true };
 }

@@ -12,9 +12,9 @@ import type { ApplyOptions } from './apply.ts';
 import type { StoreContext } from './context.ts';
 import { createObject } from './create.ts';
 import { deleteObject } from './delete.ts';
-import { getObject, getStored } from './get.ts';
+import { getConvertedObject, getObject, getStored } from './get.ts';
 import { patchObject } from './patch.ts';
-import { present, presentJson } from './presentation.ts';
+import { present, presentJson, servedJson, servedListJson } from './presentation.ts';
 import type { DeleteOptions, DeleteResult, StoreOptions, WriteResult } from './types.ts';
 import { updateObject } from './update.ts';
 import { updateWith } from './update-with.ts';
@@ -41,8 +41,14 @@ export class ObjectStore {
     return getStored(this.context, def, namespace, name);
   }
 
+  /** One object in `def`'s version; synchronous, so not for a CRD converted by a webhook (see getConverted). */
   get(def: ResourceDef, namespace: string | undefined, name: string): JsonObject {
     return getObject(this.context, def, namespace, name);
+  }
+
+  /** One object in `def`'s version, through the CRD's conversion webhook when it has one. */
+  getConverted(def: ResourceDef, namespace: string | undefined, name: string): Promise<JsonObject> {
+    return getConvertedObject(this.context, def, namespace, name);
   }
 
   /** Converts a stored object to the served view of `def` (API version of a CRD, events.k8s.io). */
@@ -52,6 +58,16 @@ export class ObjectStore {
 
   presentJson(def: ResourceDef, json: string): string {
     return presentJson(def, json);
+  }
+
+  /** One stored object's JSON in `def`'s version, through its conversion webhook (defs with a converter). */
+  servedJson(def: ResourceDef, json: string): Promise<string> {
+    return servedJson(def, json);
+  }
+
+  /** A list's stored items in `def`'s version, converted in one review (defs with a converter). */
+  servedListJson(def: ResourceDef, items: readonly string[]): Promise<string[]> {
+    return servedListJson(def, items);
   }
 
   create(def: ResourceDef, namespace: string | undefined, body: unknown, ctx: RequestContext): Promise<JsonObject> {

@@ -13,7 +13,7 @@ import { commitUpdate } from './commit-update.ts';
 import type { StoreContext } from './context.ts';
 import { getStored } from './get.ts';
 import { meta, parseStored, refOf } from './objects.ts';
-import { present } from './presentation.ts';
+import { served } from './presentation.ts';
 import { checkPatchedDecodes } from './typed.ts';
 import type { WriteResult } from './types.ts';
 
@@ -37,7 +37,7 @@ export async function patchObject(
         return createByApply(store, def, namespace, name, patchBody, ctx, options.force ?? false);
       throw notFound(refOf(def), name);
     }
-    const current = present(def, parseStored(stored));
+    const current = await served(def, parseStored(stored));
     const next = patched(store, def, current, patchType, patchBody, ctx, options);
     checkPatched(def, name, stored, next);
     const operation = patchType === 'apply' ? 'Apply' : 'Update';

@@ -9,7 +9,7 @@ import { commitUpdate } from './commit-update.ts';
 import type { StoreContext } from './context.ts';
 import { getStored } from './get.ts';
 import { parseStored, refOf } from './objects.ts';
-import { present } from './presentation.ts';
+import { served } from './presentation.ts';
 
 const UPDATE_WITH_ATTEMPTS = 20;
 
@@ -25,7 +25,7 @@ export async function updateWith(
   for (let attempt = 0; attempt < UPDATE_WITH_ATTEMPTS; attempt++) {
     const stored = getStored(store, def, namespace, name);
     if (!stored) return undefined;
-    const current = present(def, parseStored(stored));
+    const current = await served(def, parseStored(stored));
     const next = mutate(structuredClone(current));
     if (!next) return current;
     try {

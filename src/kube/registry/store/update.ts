@@ -8,7 +8,7 @@ import type { StoreContext } from './context.ts';
 import { decodeObject } from './decode.ts';
 import { getStored } from './get.ts';
 import { meta, parseStored, refOf } from './objects.ts';
-import { present } from './presentation.ts';
+import { served } from './presentation.ts';
 import { checkBodyDecodes } from './typed.ts';
 import type { WriteResult } from './types.ts';
 import { checkUidPrecondition } from './uid-precondition.ts';
@@ -52,6 +52,6 @@ export async function updateObject(
   } else if (requestedRv !== String(stored.revision)) {
     throw conflict(refOf(def), name);
   }
-  const current = present(def, parseStored(stored));
+  const current = await served(def, parseStored(stored));
   return commitUpdate(store, def, { namespace, name, stored, subresource, retryable: false }, current, obj, ctx);
 }

@@ -23,7 +23,7 @@ const SCALE: Decoding = {
 };
 
 export interface ScaleSubresource {
-  get(def: ResourceDef, ns: string | undefined, name: string): JsonObject;
+  get(def: ResourceDef, ns: string | undefined, name: string): Promise<JsonObject>;
   update(
     def: ResourceDef,
     ns: string | undefined,
@@ -93,10 +93,13 @@ function toScale(def: ResourceDef, obj: JsonObject): JsonObject {
 }
 
 export function scaleSubresource(store: ObjectStore): ScaleSubresource {
+  // The scaled object in the request's version (a webhook-converted CRD's replica paths are that version's).
+  const read = (def: ResourceDef, ns: string | undefined, name: string) =>
+    def.converter ? store.getConverted(def, ns, name) : store.get(def, ns, name);
   return {
-    get: (def, ns, name) => toScale(def, store.get(def, ns, name)),
+    get: async (def, ns, name) => toScale(def, await read(def, ns, name)),
     async update(def, ns, name, method, body, contentType, ctx) {
-      const current = store.get(def, ns, name);
+      const current = await read(def, ns, name);
       let scale: JsonObject;
       const text = body.toString('utf8');
       let parsed: unknown;

@@ -25,8 +25,8 @@ export async function serveEvict(
   sendJson(r.res, 201, JSON.stringify(result), ctx.warnings);
 }
 
-export function serveGetScale(deps: HandlerDeps, r: ResourceRequest, name: string): void {
-  sendJson(r.res, 200, JSON.stringify(deps.extensions.scale.get(r.def, r.namespace, name)));
+export async function serveGetScale(deps: HandlerDeps, r: ResourceRequest, name: string): Promise<void> {
+  sendJson(r.res, 200, JSON.stringify(await deps.extensions.scale.get(r.def, r.namespace, name)));
 }
 
 export async function serveUpdateScale(

@@ -297,3 +297,27 @@ test('conversion webhook needs a client config and review versions', () => {
     'spec.conversion.conversionReviewVersions: Required value',
   ]);
 });
+
+test('a conversion webhook is checked as admission webhooks are: https URL, a well-formed service', () => {
+  // validateCustomResourceConversion calls webhook.ValidateWebhookURL / ValidateWebhookService
+  // (staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go).
+  const crd = widgetCrd();
+  const spec = crd.spec as JsonObject;
+  spec.conversion = {
+    strategy: 'Webhook',
+    webhook: { clientConfig: { url: 'http://127.0.0.1/convert' }, conversionReviewVersions: ['v1'] },
+  };
+  assert.deepEqual(lines(validateCrd(crd)), [
+    `spec.conversion.webhookClientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+  ]);
+  spec.conversion = {
+    strategy: 'Webhook',
+    webhook: {
+      clientConfig: { service: { namespace: 'ns', name: 'svc', path: 'convert', port: 443 } },
+      conversionReviewVersions: ['v1'],
+    },
+  };
+  assert.deepEqual(lines(validateCrd(crd)), [
+    `spec.conversion.webhookClientConfig.service.path: Invalid value: "convert": must start with a '/'`,
+  ]);
+});

@@ -1,0 +1,2 @@
+// CRD conversion webhooks: the ConversionReview exchange and its checks.
+export { WebhookConverter, webhookConverterFor } from './webhook-converter.ts';
