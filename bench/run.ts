@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|pool|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -11,6 +11,7 @@ import type { RuntimeResults } from './runtime.ts';
 import { runSchedulerBench } from './scheduler.ts';
 import { runPeerPodBench } from './peerpod.ts';
 import { runPeerPodE2eBench } from './peerpod-e2e.ts';
+import { runPoolBench } from './pool.ts';
 import { DEPLOY_TARGET_SECONDS, runProcessPodsBench } from './process-pods.ts';
 import type { ProcessPodResults } from './process-pods.ts';
 import { START_TARGET_SECONDS, runStartBench } from './start.ts';
@@ -33,6 +34,7 @@ const PARTS = [
   'scheduler',
   'peerpod',
   'peerpod-e2e',
+  'pool',
   'process-pods',
   'start',
   'fault-campaign',
@@ -62,6 +64,7 @@ let runtime: RuntimeResults | undefined;
 let scheduler: Record<string, number> | undefined;
 let peerpod: Record<string, number> | undefined;
 let peerpodE2e: Record<string, number> | undefined;
+let pool: Record<string, number> | undefined;
 let processPods: ProcessPodResults | undefined;
 let start: StartResults | undefined;
 let bounds: Partial<BoundsResults> | undefined;
@@ -83,6 +86,12 @@ if (wants('peerpod')) {
 if (wants('peerpod-e2e')) {
   log('peerpod-e2e: 200 peer pods at once on the whole stack (simulated provider), then 20 on qemu');
   peerpodE2e = await runPeerPodE2eBench();
+}
+if (wants('pool')) {
+  log(
+    'pool: pod created → Running, one at a time, cold then from a warm pool (simulated with a 2 s create delay, then qemu)',
+  );
+  pool = await runPoolBench();
 }
 if (wants('process-pods')) {
   log('process-pods: cluster start + deploy, then the operator as a process pod vs started by hand');
@@ -199,6 +208,7 @@ for (const [part, figures] of [
   ['scheduler', scheduler],
   ['peerpod', peerpod],
   ['peerpod-e2e', peerpodE2e],
+  ['pool', pool],
 ] as const) {
   for (const [key, value] of Object.entries(figures ?? {})) {
     const t = TARGETS[key];
@@ -415,6 +425,7 @@ const results = {
   scheduler,
   peerpod,
   peerpodE2e,
+  pool,
   processPods,
   start,
   bounds,

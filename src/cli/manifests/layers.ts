@@ -3,7 +3,7 @@
 // (no namePrefix/namespace transformers), so `kubectl apply -k config/default` and
 // `peerpods deploy` create exactly the same objects.
 import { stringify } from 'yaml';
-import type { KubeObject } from '../../runtime/index.ts';
+import type { KubeObject, PolicyRule } from '../../runtime/index.ts';
 import {
   ADAPTOR_SERVICE_ACCOUNT,
   API_VERSION,
@@ -13,7 +13,9 @@ import {
   WEBHOOK_SERVICE_ACCOUNT,
   adaptor,
   allCrds,
+  peerPodConfigProviderRules,
   peerPodConfigRbacRules,
+  peerPodProviderRules,
   peerPodRbacRules,
 } from '../../peerpod/index.ts';
 import { PEERPODCONFIG_LEADER_ELECTION_ID } from '../options.ts';
@@ -22,7 +24,7 @@ import { DEFAULT_IMAGE, DEFAULT_NAMESPACE } from './defaults.ts';
 export { DEFAULT_IMAGE, DEFAULT_NAMESPACE } from './defaults.ts';
 import { kvmLayers } from './kvm.ts';
 import { PROBE_PORT, READINESS_PERIOD_SECONDS, operatorDeployment } from './deployment.ts';
-import { componentRbac } from './rbac.ts';
+import { componentRbac, providerRbac } from './rbac.ts';
 import type { Component } from './rbac.ts';
 
 export interface ManifestOptions {
@@ -31,6 +33,17 @@ export interface ManifestOptions {
   image?: string;
   /** Flags appended to the PeerPod controller's container args (`peerpods deploy --peerpod-controller-arg`). */
   peerPodControllerArgs?: string[];
+  /** Further providers' PeerPodConfigs, each given its own Roles (`--extra-provider`). */
+  extraProviders?: ExtraProvider[];
+}
+
+/** A further provider's PeerPodConfig: what the Roles it needs name. */
+export interface ExtraProvider {
+  /** Its `spec.runtimeClassName` (the adaptor DaemonSet is named after it). */
+  runtimeClassName: string;
+  /** Its `spec.configMapName` and `spec.cloudSecretName`; default peer-pods-cm, peer-pods-secret. */
+  configMap?: string;
+  secret?: string;
 }
 
 /** Component names: each is its Deployment's, its ServiceAccount's and its roles' name. */
@@ -70,9 +83,29 @@ function components(ns: string): Component[] {
   ];
 }
 
+/**
+ * One further provider's Roles: the PeerPodConfig controller's on its adaptor DaemonSet, and, when
+ * its config names its own ConfigMap or Secret, the PeerPod controller's and the adaptor's reads of
+ * them (the default objects are in their own Roles already).
+ */
+function extraProviderRbac(ns: string, p: ExtraProvider): KubeObject[] {
+  const names = { configMap: p.configMap ?? DEFAULT_CONFIGMAP, secret: p.secret ?? DEFAULT_SECRET };
+  const own = (rules: PolicyRule[]) =>
+    rules.filter((r) => !(r.resourceNames ?? []).every((n) => n === DEFAULT_CONFIGMAP || n === DEFAULT_SECRET));
+  const rc = p.runtimeClassName;
+  return [
+    ...providerRbac(PPC_NAME, rc, peerPodConfigProviderRules(rc), ns, LABELS),
+    ...providerRbac(NAME, rc, own(peerPodProviderRules(names)), ns, LABELS),
+    ...providerRbac(ADAPTOR_SERVICE_ACCOUNT, rc, own(adaptor.adaptorProviderRules(names)), ns, LABELS),
+  ];
+}
+
 export function buildLayers(opts: ManifestOptions = {}): Layers {
   const ns = opts.namespace ?? DEFAULT_NAMESPACE;
-  const rbac = components(ns).flatMap((c) => componentRbac(c, ns, LABELS));
+  const rbac = [
+    ...components(ns).flatMap((c) => componentRbac(c, ns, LABELS)),
+    ...(opts.extraProviders ?? []).flatMap((p) => extraProviderRbac(ns, p)),
+  ];
   const manager: KubeObject[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns) },
     deployment(ns, opts.image ?? DEFAULT_IMAGE, opts.peerPodControllerArgs ?? []),

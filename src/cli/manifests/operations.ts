@@ -13,7 +13,7 @@ export const allCrds = () => [...peerPodCrds(), ...kvmCrds()];
 import { applyAll, deleteAll } from './apply.ts';
 import { claimNamespaces, madeByDeploy } from './ownership.ts';
 import { buildFiles, buildLayers, deployObjects } from './layers.ts';
-import type { ManifestOptions } from './layers.ts';
+import type { ExtraProvider, ManifestOptions } from './layers.ts';
 
 export async function writeManifests(outDir: string, opts: ManifestOptions = {}): Promise<string[]> {
   const files = buildFiles(opts);
@@ -34,6 +34,7 @@ export interface ClusterOpts {
   namespace: string;
   image: string;
   peerpodControllerArg?: string[];
+  extraProvider?: ExtraProvider[];
 }
 
 async function withClient<T>(o: { kubeconfig?: string }, fn: (c: KubeClient) => Promise<T>): Promise<T> {
@@ -76,6 +77,7 @@ export async function deploy(o: ClusterOpts & KustomizeOpt): Promise<void> {
     namespace: o.namespace,
     image: o.image,
     peerPodControllerArgs: o.peerpodControllerArg ?? [],
+    extraProviders: o.extraProvider ?? [],
   };
   await withClient(o, (c) => deployTo(c, opts, print));
 }
@@ -98,6 +100,6 @@ export async function undeploy(o: ClusterOpts & KustomizeOpt): Promise<void> {
     await withClient(o, (c) => deleteAll(c, objects, print, { onlyIf }));
     return;
   }
-  const l = buildLayers({ namespace: o.namespace, image: o.image });
+  const l = buildLayers({ namespace: o.namespace, image: o.image, extraProviders: o.extraProvider ?? [] });
   await withClient(o, (c) => deleteAll(c, [...l.rbac, ...l.manager], print, { onlyIf: madeByDeploy }));
 }

@@ -3,7 +3,7 @@
 // any other namespace it works in). Every
 // object is named after the component, so `kubectl auth can-i --list
 // --as=system:serviceaccount:<ns>:<component>` shows exactly what this file generated for it.
-import type { ComponentRules, KubeObject } from '../../runtime/index.ts';
+import type { ComponentRules, KubeObject, PolicyRule } from '../../runtime/index.ts';
 
 const RBAC_API = 'rbac.authorization.k8s.io/v1';
 
@@ -50,4 +50,30 @@ export function componentRbac(c: Component, ns: string, labels: Record<string, s
     out.push(binding('RoleBinding', 'Role', at));
   }
   return out;
+}
+
+/**
+ * What one further provider adds to a component's rights: a Role `<component>-<provider>` in the
+ * operator's namespace, bound to the component's ServiceAccount (none when there is nothing to add).
+ * Apart from the component's own Role, so adding or removing a provider never rewrites it.
+ */
+export function providerRbac(
+  component: string,
+  provider: string,
+  rules: PolicyRule[],
+  ns: string,
+  labels: Record<string, string>,
+): KubeObject[] {
+  if (rules.length === 0) return [];
+  const metadata = { name: `${component}-${provider}`, namespace: ns, labels: { ...labels } };
+  return [
+    { apiVersion: RBAC_API, kind: 'Role', metadata, rules },
+    {
+      apiVersion: RBAC_API,
+      kind: 'RoleBinding',
+      metadata: { ...metadata, labels: { ...labels } },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: metadata.name },
+      subjects: [{ kind: 'ServiceAccount', name: component, namespace: ns }],
+    },
+  ];
 }

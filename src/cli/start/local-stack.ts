@@ -3,10 +3,12 @@
 // plane starts with the process runtime (containers of our image are processes of this checkout's
 // CLI); then the CLI does what a user does: `install` (the CRDs), `deploy` (config/default, the same
 // objects as `peerpods deploy`), the settings (peer-pods-cm naming the provider, its state under the
-// state directory) and the sample PeerPodConfig. The PeerPod controller, the PeerPodConfig controller
-// and the webhook run as pods of their Deployments, the adaptors as pods of the DaemonSet the
-// PeerPodConfig creates. This process keeps only a provider handle on the same state (to count VMs,
-// reap an earlier run's, and as the last resort when stopping).
+// state directory) and the sample PeerPodConfig; with `withSimulated`, the simulated provider beside
+// it, bound to its own RuntimeClass with its own config, settings and Roles (`deploy --extra-provider`).
+// The PeerPod controller, the PeerPodConfig controller and the webhook run as pods of their
+// Deployments, the adaptors as pods of the DaemonSet each PeerPodConfig creates. This process keeps
+// only a handle on each provider's state (to count VMs, reap an earlier run's, and as the last resort
+// when stopping).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startControlPlane } from '../../kube/index.ts';
@@ -14,23 +16,30 @@ import type { ControlPlane } from '../../kube/index.ts';
 import { KubeClient, Namespaces } from '../../runtime/index.ts';
 import type { KubeObject, Logger } from '../../runtime/index.ts';
 import {
-  RUNTIME_CLASS,
   SAMPLE_LIMIT,
   STACK_NAMESPACE,
-  applyPeerPodConfig,
+  applyPeerPodConfigs,
   applySettings,
+  choiceProviders,
   drainPeerPods,
-  providerConfigFor,
   providers,
   reapOtherProviders,
   reapPreviousRuns,
+  stackBindings,
   waitForStackReady,
 } from '../../peerpod/index.ts';
-import type { DrainReport, PeerPodsStack, StackProviderName } from '../../peerpod/index.ts';
+import type {
+  DrainReport,
+  PeerPodsStack,
+  StackBinding,
+  StackProvider,
+  StackProviderName,
+} from '../../peerpod/index.ts';
 import { IMAGE_ROOT, processRuntimeOptions } from '../cluster/process-runtime.ts';
 import { applyAll } from '../manifests/apply.ts';
 import { allCrds, deployTo } from '../manifests/operations.ts';
 import { DEFAULT_IMAGE, PEERPOD_CONTROLLER_DEPLOYMENT, deployObjects } from '../manifests/layers.ts';
+import type { ExtraProvider } from '../manifests/layers.ts';
 
 export interface LocalStackOptions {
   port?: number;
@@ -38,6 +47,8 @@ export interface LocalStackOptions {
   kubeconfigPath?: string;
   nodes: number;
   provider: StackProviderName;
+  /** Also the simulated provider beside qemu: RuntimeClass kata-remote-sim, its own config and adaptors. */
+  withSimulated?: boolean;
   stateDir: string;
   logger: Logger;
   /** The PeerPod controller's --orphan-grace and --sweep-interval (its Deployment's args). */
@@ -58,10 +69,17 @@ export interface LocalStack {
 }
 
 export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack> {
-  const providerConfig = providerConfigFor(o.provider, o.stateDir);
-  const manifest = { namespace: STACK_NAMESPACE, image: DEFAULT_IMAGE, peerPodControllerArgs: controllerArgs(o) };
+  const names = choiceProviders({ name: o.provider, ...(o.withSimulated ? { withSimulated: true } : {}) });
+  const bindings = stackBindings(names, o.stateDir);
+  const providerConfig = bindings[0].providerConfig;
+  const manifest = {
+    namespace: STACK_NAMESPACE,
+    image: DEFAULT_IMAGE,
+    peerPodControllerArgs: controllerArgs(o),
+    extraProviders: bindings.filter((b) => !b.primary).map(extraProvider),
+  };
   const deployed = deployObjects(manifest);
-  assertSeenByTheController(providerConfig, deployed);
+  for (const b of bindings) assertSeenByTheController(b.providerConfig, deployed);
   mkdirSync(o.stateDir, { recursive: true });
   const log = o.logger;
   const t0 = performance.now();
@@ -77,8 +95,8 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
     processRuntime: processRuntimeOptions(path.join(o.stateDir, 'cluster'), []),
   });
   // As the kata shim's RuntimeClass handler does on a real node: the kubelet leaves kata-remote pods
-  // to the node's adaptor pod (`peerpods cluster start` does the same).
-  cp.internals.registerNodeAgent(RUNTIME_CLASS);
+  // (and those of each further provider) to the node's adaptor pod (`peerpods cluster start` does the same).
+  for (const b of bindings) cp.internals.registerNodeAgent(b.runtimeClassName);
   phase('control plane up');
   const closers: Array<() => Promise<void> | void> = [() => cp.stop()];
   try {
@@ -93,26 +111,30 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
     phase('installed (CRDs)');
     await deployTo(client, manifest, () => undefined);
     phase('deployed (config/default)');
-    const settings = { namespace, providerConfig, limit: o.limit ?? SAMPLE_LIMIT };
+    const settings = { namespace, bindings, limit: o.limit ?? SAMPLE_LIMIT };
     await applySettings(client, settings);
-    await applyPeerPodConfig(client, settings);
-    phase('settings and PeerPodConfig applied');
+    await applyPeerPodConfigs(client, settings);
+    phase(`settings and PeerPodConfig${bindings.length > 1 ? 's' : ''} applied`);
 
-    // While the pods start: this process's handle on the same cloud state, and an earlier run's VMs.
-    const provider = await providers.createProvider(o.provider, providerConfig, {
-      logger: log.child({ component: 'provider' }),
-    });
-    closers.push(() => provider.close?.());
-    await provider.verifyConfig();
+    // While the pods start: this process's handle on each provider's cloud state, and an earlier run's VMs.
+    const handles: StackProvider[] = [];
+    for (const binding of bindings) {
+      const provider = await providers.createProvider(binding.provider, binding.providerConfig, {
+        logger: log.child({ component: 'provider', provider: binding.provider }),
+      });
+      closers.push(() => provider.close?.());
+      await provider.verifyConfig();
+      handles.push({ binding, provider });
+    }
     const clusterUid = (await client.get(Namespaces, 'kube-system')).metadata.uid as string;
-    const reapedAtStart =
-      (await reapPreviousRuns(provider, client, clusterUid, log)) +
-      (await reapOtherProviders(o.provider, o.stateDir, client, log));
+    let reapedAtStart = await reapOtherProviders(names, o.stateDir, client, log);
+    for (const h of handles) reapedAtStart += await reapPreviousRuns(h.provider, client, clusterUid, log);
 
     const nodes = cp.internals.nodes.list();
     await waitForStackReady(client, {
       namespace,
       nodes,
+      bindings,
       deployments: deployed.filter((x) => x.kind === 'Deployment').map((x) => x.metadata.name as string),
       timeoutMs: o.readyTimeoutMs ?? 60_000,
       progress: (what) => phase(`ready: ${what}`),
@@ -120,11 +142,19 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
     phase('every component Ready');
 
     const drain = (timeoutMs = 30_000): Promise<DrainReport> =>
-      drainPeerPods({ client, provider, clusterUid, runtimeClass: RUNTIME_CLASS, timeoutMs, log });
+      drainPeerPods({
+        client,
+        providers: handles.map((h) => h.provider),
+        clusterUid,
+        runtimeClasses: bindings.map((b) => b.runtimeClassName),
+        timeoutMs,
+        log,
+      });
     const stack: PeerPodsStack = {
       client,
-      provider,
+      provider: handles[0].provider,
       providerConfig,
+      providers: handles,
       namespace,
       clusterUid,
       reapedAtStart,
@@ -150,6 +180,11 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
     await closeAll(closers);
     throw err;
   }
+}
+
+/** The Roles `deploy --extra-provider` adds for a further provider's config. */
+function extraProvider(b: StackBinding): ExtraProvider {
+  return { runtimeClassName: b.runtimeClassName, configMap: b.configMap, secret: b.secret };
 }
 
 /** Flags of `run peerpod-controller` that `peerpods start` exposes, as container args. */

@@ -1,14 +1,15 @@
 // `peerpods start` (= `npm start`), the main job: the embedded cluster with simulated worker nodes
 // and the peer-pods stack deployed on it as on a real cluster (controllers, webhook and one adaptor
-// per node, all process pods), a sample PeerPodConfig, a kubeconfig and the kubectl commands to try;
+// per node and provider, all process pods), a sample PeerPodConfig per provider (qemu and the
+// simulated cloud side by side when QEMU runs), a kubeconfig and the kubectl commands to try;
 // then a live summary until Ctrl-C, which stops everything and checks that no VM process is left.
 // The state directory is locked while a run holds it.
 import { createWriteStream, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../../runtime/index.ts';
 import type { Logger } from '../../runtime/index.ts';
-import { chooseProvider, formatSummary, qemuProcessesUnder, summarize } from '../../peerpod/index.ts';
-import type { DrainReport, ProviderChoice, StackProviderName } from '../../peerpod/index.ts';
+import { chooseProvider, choiceProviders, formatSummary, qemuProcessesUnder, summarize } from '../../peerpod/index.ts';
+import type { DrainReport, ProviderChoice, ProviderWish } from '../../peerpod/index.ts';
 import type { LocalStack } from './local-stack.ts';
 import { onShutdown } from '../signals.ts';
 import { bannerLines, peerPodYaml } from './banner.ts';
@@ -18,7 +19,7 @@ import type { StateDirLock } from './state-lock.ts';
 export interface StartOptions {
   port: number;
   kubeconfig: string;
-  provider?: StackProviderName;
+  provider?: ProviderWish;
   nodes: number;
   summaryInterval: number;
   orphanGrace: number;
@@ -52,9 +53,11 @@ async function startLocked(
   kubeconfigPath: string,
   stateDir: string,
 ): Promise<{ local: LocalStack; choice: ProviderChoice; stateDir: string }> {
-  const choice = await chooseProvider(o.provider);
+  // Side by side by default: qemu behind kata-remote, the simulated cloud behind kata-remote-sim.
+  const choice = await chooseProvider(o.provider, true);
   const logFile = path.join(stateDir, 'peerpods.log');
-  print(`peerpods: starting (provider ${choice.name}; logs in ${logFile})`);
+  const names = choiceProviders(choice).join(' + ');
+  print(`peerpods: starting (provider${choice.withSimulated ? 's' : ''} ${names}; logs in ${logFile})`);
   // The control plane is loaded only by the commands that run one (`run …` operators start faster).
   const { startLocalStack } = await import('./local-stack.ts');
   const local = await startLocalStack({
@@ -62,12 +65,17 @@ async function startLocked(
     kubeconfigPath,
     nodes: o.nodes,
     provider: choice.name,
+    ...(choice.withSimulated ? { withSimulated: true } : {}),
     stateDir,
     logger: fileLogger('peerpods', logFile),
     orphanGraceMs: o.orphanGrace,
   });
   const manifestPath = path.join(stateDir, 'peer-pod.yaml');
   writeFileSync(manifestPath, peerPodYaml('peer-pod-1'));
+  // A provider beside the first gets its own ready-made peer pod.
+  const second = local.stack.providers[1]?.binding;
+  const beside = second && { binding: second, manifestPath: path.join(stateDir, `peer-pod-${second.provider}.yaml`) };
+  if (beside) writeFileSync(beside.manifestPath, peerPodYaml(`peer-pod-${second.provider}-1`, second.runtimeClassName));
   const { stack } = local;
   for (const line of bannerLines({
     url: local.cp.url,
@@ -75,6 +83,7 @@ async function startLocked(
     stateDir,
     logFile,
     manifestPath,
+    ...(beside ? { beside } : {}),
     provider: choice,
     providerConfig: stack.providerConfig,
     nodes: local.nodes,
@@ -82,7 +91,9 @@ async function startLocked(
     reapedAtStart: stack.reapedAtStart,
   }))
     print(line);
-  print(`peerpods ready: ${local.nodes.length} nodes, provider ${choice.name} (Ctrl-C stops everything)`);
+  print(
+    `peerpods ready: ${local.nodes.length} nodes, provider${choice.withSimulated ? 's' : ''} ${names} (Ctrl-C stops everything)`,
+  );
   return { local, choice, stateDir };
 }
 
@@ -93,7 +104,7 @@ function liveSummary(local: LocalStack, intervalMs: number, print: (line: string
   let running: Promise<void> = Promise.resolve();
   const tick = async (): Promise<void> => {
     try {
-      const line = formatSummary(await summarize(local.stack.client, local.stack.provider, local.stack.clusterUid));
+      const line = formatSummary(await summarize(local.stack.client, local.stack.providers, local.stack.clusterUid));
       if (line !== last && !stopped) print(`[${new Date().toTimeString().slice(0, 8)}] ${line}`);
       last = line;
     } catch {
@@ -126,7 +137,8 @@ export async function stopMain(
   if (choice.name === 'qemu') {
     const left = await qemuProcessesUnder(path.join(stateDir, 'qemu'));
     if (left.length > 0) throw new Error(`VM processes left behind: ${left.map((p) => p.pid).join(', ')}`);
-    print('peerpods: stopped; no VM process left');
+    const simulated = choice.withSimulated ? `; ${report.vmsLeft} simulated VM(s) left` : '';
+    print(`peerpods: stopped; no VM process left${simulated}`);
   } else {
     print(`peerpods: stopped; ${report.vmsLeft} simulated VM(s) left`);
   }

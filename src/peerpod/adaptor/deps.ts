@@ -2,7 +2,7 @@
 // provider; nothing remembers a pod between reconciles, so a restart loses nothing.
 import { Namespaces } from '../../runtime/index.ts';
 import type { KubeClient, KubeObject, Logger, Recorder, SharedInformer } from '../../runtime/index.ts';
-import type { PeerPod } from '../api/index.ts';
+import type { PeerPod, PeerPodConfig } from '../api/index.ts';
 import { CLUSTER_UID_TAG } from '../providers/index.ts';
 import type { LateCreates } from './late-creates.ts';
 import type { AdaptorMetrics } from './metrics.ts';
@@ -18,6 +18,13 @@ export interface AdaptorDeps {
   /** This node only (field selector metadata.name). */
   nodes: SharedInformer<KubeObject>;
   providers: ProviderSource;
+  /** The PeerPodConfigs of the settings namespace: the warm pool's settings (pool/). */
+  poolConfigs?: SharedInformer<PeerPodConfig>;
+  /**
+   * When this process last listed the spares' VMs (pool/reconciler.ts); 0 until it has. No spare is
+   * handed out before that: a record kept from before a restart may name a VM that is gone.
+   */
+  poolHealth?: { checkedAt: number };
   events: Recorder;
   metrics: AdaptorMetrics;
   opts: ResolvedAdaptorOptions;

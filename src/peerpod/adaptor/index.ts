@@ -24,7 +24,7 @@ export type { VmSize } from './vm-size.ts';
 export { peerPodNameFor } from './peerpod-record.ts';
 export { ProviderUnavailableError } from '../providers/index.ts';
 export { adaptorMetrics } from './metrics.ts';
-export { adaptorRbacRules } from './rbac.ts';
+export { adaptorProviderRules, adaptorRbacRules } from './rbac.ts';
 
 export interface StartAdaptorOptions extends AdaptorOptions {
   /** API client; default KubeClient.load() with `kubeconfig` (else $KUBECONFIG, in-cluster, ~/.kube/config). */

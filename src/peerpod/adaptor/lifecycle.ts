@@ -15,8 +15,6 @@ import type { AdaptorDeps } from './deps.ts';
 import type { StartKind } from './metrics.ts';
 import { reportsRunning } from './pod-status.ts';
 
-const START: StartKind = 'cold';
-
 interface Condition {
   type: string;
   status: string;
@@ -30,6 +28,7 @@ export function observePodRunning(
   written: KubeObject,
   vm: Instance,
   provider: string,
+  start: StartKind = 'cold',
 ): void {
   // Running already, with another VM's IP: the recorded VM was replaced, the pod's start is long observed.
   if (reportsRunning(before)) return;
@@ -37,8 +36,10 @@ export function observePodRunning(
   const conditions = (written.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
   const ready = secondsOf(conditions.find((c) => c.type === 'Ready' && c.status === 'True')?.lastTransitionTime);
   if (created === undefined || ready === undefined) return;
-  const labels = { provider, start: START };
+  const labels = { provider, start };
   d.metrics.podCreatedToRunning.observe(labels, elapsed(created, ready));
+  // A spare was made before its pod: the VM spans would measure the pool's idle time, not the start.
+  if (start === 'claim') return;
   const vmCreated = vm.createdAt.getTime() / 1000;
   // Providers that do not report it give the epoch (an AWS instance without LaunchTime).
   if (!(vmCreated > 0)) return;

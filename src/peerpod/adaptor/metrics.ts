@@ -6,8 +6,8 @@ import type { Registry } from 'prom-client';
 
 export type VmOperation = 'create' | 'delete';
 
-/** How the pod got its VM. Only `cold` (made for the pod) exists today; a warm pool would add `pool`. */
-export type StartKind = 'cold';
+/** How the pod got its VM: `cold` (made for the pod) or `claim` (a warm pool's spare, pool/claim.ts). */
+export type StartKind = 'cold' | 'claim';
 
 /** Pod start phases: VMs take seconds (simulated, qemu) to minutes (clouds); the API's timestamps are whole seconds. */
 export const START_BUCKETS = [0.5, 1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 300, 600, 900];

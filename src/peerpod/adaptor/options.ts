@@ -49,6 +49,10 @@ export const POD_UID_TAG = 'peerpods-pod-uid';
 export interface AdaptorHooks {
   /** After the provider returned the VM, before its ID is written to the PeerPod. */
   afterCreateInstance?(pod: KubeObject, instance: Instance, signal: AbortSignal): Promise<void> | void;
+  /** After a pool record was marked claimed by the pod, before the pod's PeerPod is written (pool/claim.ts). */
+  afterSpareClaimed?(pod: KubeObject, record: KubeObject, signal: AbortSignal): Promise<void> | void;
+  /** After the pod's PeerPod names the spare's VM, before the pool record is removed. */
+  afterClaimRecorded?(pod: KubeObject, peerPod: KubeObject, signal: AbortSignal): Promise<void> | void;
 }
 
 export interface AdaptorOptions {

@@ -1,15 +1,13 @@
 // The annotations the adaptor keeps on a PeerPod for `kubectl get peerpods -o wide` (the CRD's printer
 // columns): the node, the VM's IP and its size (see PeerPodAnnotations for why annotations).
 import type { KubeObject } from '../../runtime/index.ts';
-import { PeerPodAnnotations } from '../api/index.ts';
+import { PeerPodAnnotations, formatVmSize } from '../api/index.ts';
 import type { Instance } from '../providers/index.ts';
 import { vmSizeOf } from './vm-size.ts';
 import type { VmSize } from './vm-size.ts';
 
 export function sizeText(size: VmSize): string {
-  if (size.instanceType) return size.instanceType;
-  if (size.vcpus === 0 && size.memoryMiB === 0) return 'default';
-  return `${size.vcpus || 'default'}/${size.memoryMiB ? `${size.memoryMiB}Mi` : 'default'}`;
+  return formatVmSize(size);
 }
 
 /** Written with the PeerPod, before the VM exists; the pod's size annotations were checked by then. */

@@ -10,11 +10,12 @@
 // - nodes list/watch: its own node, selected by name (not known when the rules are written).
 // - namespaces get kube-system: the cluster's UID, the VM tag orphan sweeps look for.
 // - events create/patch: on the pods, in their namespaces.
-// Role in $PEERPODS_NAMESPACE: the settings, by name. Compared with upstream CAA's role: pods are
+// Role in $PEERPODS_NAMESPACE: the settings, by name, and the warm pool's objects (poolRules) (a further provider whose config names its own
+// ConfigMap/Secret adds a Role naming them: adaptorProviderRules). Compared with upstream CAA's role: pods are
 // reconciled rather than handed over by the shim, state lives in PeerPods, and no nodes/status
 // (node capacity is the PeerPodConfig controller's job).
 import { eventRecorderRules } from '../../runtime/index.ts';
-import type { ComponentRules } from '../../runtime/index.ts';
+import type { ComponentRules, PolicyRule } from '../../runtime/index.ts';
 import { GROUP } from '../api/index.ts';
 import { credentialRules } from '../providers/index.ts';
 
@@ -29,6 +30,24 @@ export function adaptorRbacRules(names: { configMap: string; secret: string }): 
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: ['kube-system'] },
       ...eventRecorderRules(),
     ],
-    namespaced: credentialRules(names),
+    namespaced: [...credentialRules(names), ...poolRules()],
   };
+}
+
+/**
+ * The warm pool (pool/), in $PEERPODS_NAMESPACE: the PeerPodConfigs (its settings) and their
+ * status (each node's pool line); the pool records live there, so claiming one (update under its
+ * resourceVersion) and retiring one (delete) need no cluster-wide verb.
+ */
+function poolRules(): PolicyRule[] {
+  return [
+    { apiGroups: [GROUP], resources: ['peerpodconfigs'], verbs: ['list', 'watch'] },
+    { apiGroups: [GROUP], resources: ['peerpodconfigs/status'], verbs: ['patch'] },
+    { apiGroups: [GROUP], resources: ['peerpods'], verbs: ['update', 'delete'] },
+  ];
+}
+
+/** A further provider's own ConfigMap and Secret, which its DaemonSet's adaptors read (`--config-map`, `--secret`). */
+export function adaptorProviderRules(names: { configMap: string; secret: string }): PolicyRule[] {
+  return credentialRules(names);
 }

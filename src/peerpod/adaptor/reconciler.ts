@@ -3,7 +3,7 @@
 // without us leaves PeerPods of this node to clean up.
 import { TerminalError, hasFinalizer } from '../../runtime/index.ts';
 import type { KubeObject, ReconcileContext, ReconcileFunc, ReconcileResult, Request } from '../../runtime/index.ts';
-import { PEERPOD_FINALIZER } from '../api/index.ts';
+import { PEERPOD_FINALIZER, isPoolRecord } from '../api/index.ts';
 import type { PeerPod } from '../api/index.ts';
 import { ProviderUnavailableError } from '../providers/index.ts';
 import type { AdaptorDeps } from './deps.ts';
@@ -42,7 +42,11 @@ async function reconcilePod(d: AdaptorDeps, req: Request, ctx: ReconcileContext)
     const leftovers = d.peerPods
       .list(req.namespace)
       .filter(
-        (pp) => isOnNode(pp, d.opts.nodeName) && ownerName(pp) === req.name && ownerUidOf(pp) !== pod?.metadata.uid,
+        (pp) =>
+          !isPoolRecord(pp) &&
+          isOnNode(pp, d.opts.nodeName) &&
+          ownerName(pp) === req.name &&
+          ownerUidOf(pp) !== pod?.metadata.uid,
       );
     if (leftovers.some((pp) => hasFinalizer(pp, PEERPOD_FINALIZER))) {
       await releaseLeftovers(d, req.namespace as string, req.name, leftovers, ctx);

@@ -16,6 +16,7 @@ import { resolveAdaptorOptions } from './options.ts';
 import { isOnNode } from './peerpod-record.ts';
 import { reportsRunning } from './pod-status.ts';
 import { ProviderSource } from './provider-source.ts';
+import { poolConfigsInformer, setupPool } from './pool/setup.ts';
 import { adaptorReconciler, isPeerPod } from './reconciler.ts';
 
 export interface Adaptor {
@@ -72,6 +73,8 @@ export function setupAdaptor(manager: Manager, options: AdaptorOptions): Adaptor
     peerPods,
     nodes,
     providers,
+    poolConfigs: poolConfigsInformer(manager, opts.namespace),
+    poolHealth: { checkedAt: 0 },
     events: manager.getEventRecorder('peerpod-adaptor'),
     metrics,
     opts,
@@ -99,6 +102,8 @@ export function setupAdaptor(manager: Manager, options: AdaptorOptions): Adaptor
       ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
     })
     .complete(adaptorReconciler(deps));
+  // The warm pool (pool/): idle unless the config of this adaptor's RuntimeClass sets spec.pool.
+  setupPool(manager, deps, `${adaptorControllerName(opts.nodeName)}-pool`);
 
   const removeSource = metrics.addRunningSource({
     node: opts.nodeName,

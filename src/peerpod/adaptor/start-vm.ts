@@ -21,6 +21,11 @@ import { missingAnnotations, recordAnnotations } from './peerpod-annotations.ts'
 import { newPeerPod, ownerUidOf } from './peerpod-record.ts';
 import { reportsRunning, runningStatus, writeRunningStatus } from './pod-status.ts';
 import type { VmSize } from './vm-size.ts';
+import { claimSpare, claimedFrom, finishClaim } from './pool/claim.ts';
+import type { Claimed } from './pool/claim.ts';
+import { recordedInstance } from './pool/records.ts';
+import { makeRoom } from './pool/room.ts';
+import { poolResourceOf } from './pool/setup.ts';
 
 export async function startPod(
   d: AdaptorDeps,
@@ -39,22 +44,45 @@ export async function startPod(
   }
   // The provider is resolved first, so no PeerPod is written while none is configured.
   const { recorded, created, provider } = await d.providers.use(async (cloud, name) => {
+    // A warm spare (pool/claim.ts): for a pod with no PeerPod yet, or one whose PeerPod came from a spare.
+    const claimed = current ? warmRecord(current) : await claimSpare(d, pod, size, name, ctx);
+    if (claimed) return { recorded: claimed.peerPod, created: { vm: claimed.vm }, provider: name };
+    // Pods plus spares stay within the node's capacity: a cold VM may first take a spare's place.
+    await makeRoom(d, cloud, poolResourceOf(d), pod, ctx);
     const pp = current ?? (await ensurePeerPod(d, pod, name, ctx));
     return { recorded: pp, created: await createGuarded(d, cloud, name, pod, pp, size, ctx), provider: name };
   });
   if (!created.vm) return created.result;
   const { vm } = created;
-  await d.opts.hooks.afterCreateInstance?.(pod, vm, ctx.signal);
+  const from = claimedFrom(recorded);
+  if (!from) await d.opts.hooks.afterCreateInstance?.(pod, vm, ctx.signal);
   await recordInstance(d, pod, recorded, vm, provider, ctx);
   const ip = vm.ips[0];
   // Retried with backoff: providers that return before the address is known fill it in later.
   if (!ip) throw new Error(`VM ${vm.name} (${vm.id}) has no IP address yet`);
   if (reportsRunning(pod, ip)) return;
   const written = await writeRunningStatus(d.client, pod, runningStatus(pod, ip, hostIpOf(d), vm.id), ctx.signal);
-  observePodRunning(d, pod, written, vm, provider);
+  observePodRunning(d, pod, written, vm, provider, from ? 'claim' : 'cold');
   // Our own status write comes back as an event; the next reconcile must see it to do nothing.
   await waitForCache(d.pods, written);
-  ctx.log.info({ pod: podRef(pod), instanceID: vm.id, ip }, 'pod running in its VM');
+  ctx.log.info({ pod: podRef(pod), instanceID: vm.id, ip, start: from ? 'claim' : 'cold' }, 'pod running in its VM');
+  if (from) await finishClaimOf(d, recorded, from, ctx);
+}
+
+/** A PeerPod made from a spare names its VM already: no create, the recorded VM is the pod's. */
+function warmRecord(pp: PeerPod): Claimed | undefined {
+  return claimedFrom(pp) && pp.spec?.instanceID ? { peerPod: pp, vm: recordedInstance(pp) } : undefined;
+}
+
+/** Step 3 of a claim, off the pod's way up; the pool reconcile does it if this fails. */
+async function finishClaimOf(d: AdaptorDeps, pp: PeerPod, record: string, ctx: ReconcileContext): Promise<void> {
+  const r = d.peerPods.get(d.opts.namespace, record);
+  if (!r) return;
+  try {
+    await finishClaim(d, r, ctx);
+  } catch (err) {
+    ctx.log.warn({ err, record, peerPod: pp.metadata.name }, 'could not remove the claimed pool record yet');
+  }
 }
 
 async function ensurePeerPod(

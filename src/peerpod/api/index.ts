@@ -15,3 +15,6 @@ export type { PeerPod, PeerPodPhase, PeerPodSpec, PeerPodStatus } from './peerpo
 export { PEERPOD_CRD_NAME, allCrds, peerPodCrd } from './crd.ts';
 export * from './peerpodconfig.ts';
 export * from './create-attempts.ts';
+export { formatVmSize, parseVmSize } from './vm-size-text.ts';
+export type { VmSizeText } from './vm-size-text.ts';
+export * from './pool.ts';

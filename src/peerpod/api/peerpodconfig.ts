@@ -13,6 +13,7 @@ import type { Condition, KubeObject } from '../../runtime/index.ts';
 import { customResourceDefinition, s } from '../../runtime/index.ts';
 import type { JsonSchema, Schema, Static } from '../../runtime/index.ts';
 import { GROUP, VERSION } from './peerpod.ts';
+import { poolSpecSchema, poolStatusSchema } from './pool.ts';
 
 export const PeerPodConfigs = customResource(GROUP, VERSION, 'PeerPodConfig', 'peerpodconfigs', true);
 export const PEERPODCONFIG_CRD_NAME = `peerpodconfigs.${GROUP}`;
@@ -123,7 +124,7 @@ const specFields = s.object({
       'webhook denies larger pods (its --max-memory). Default 32Ti.',
   }),
   // Several providers in one cluster (CAA#2219, #2382): one PeerPodConfig per provider, each bound to
-  // its own RuntimeClass and node resource. Per-provider settings (the warm pool's, later) belong here.
+  // its own RuntimeClass and node resource. Per-provider settings (e.g. the warm pool) belong here.
   runtimeClassName: ext<string>({
     type: 'string',
     pattern: '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$',
@@ -145,6 +146,7 @@ const specFields = s.object({
       "The provider this config's adaptors create VMs with (their --provider; `<provider>.KEY` settings apply). " +
       'Default CLOUD_PROVIDER of its ConfigMap.',
   }),
+  pool: poolSpecSchema,
   nodeSelector: ext<Record<string, string>>({
     type: 'object',
     additionalProperties: { type: 'string' },
@@ -195,6 +197,7 @@ export const peerPodConfigStatusSchema = s.object({
       'Pod VMs advertised: the configured limit, or less when the provider cannot hold it (condition CapacityLimited).',
   }),
   allocation: s.array(allocationSchema, { listType: 'map', mapKeys: ['node'] }),
+  pool: poolStatusSchema,
   conditions: s.array(conditionSchema, { listType: 'map', mapKeys: ['type'] }),
 });
 

@@ -7,13 +7,15 @@ export function peerPodManifest(
   name: string,
   resources: { cpu: string; memory: string } = { cpu: '1', memory: '128Mi' },
   namespace = 'default',
+  /** Another provider's RuntimeClass (e.g. kata-remote-sim). */
+  runtimeClassName = RUNTIME_CLASS,
 ): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace },
     spec: {
-      runtimeClassName: RUNTIME_CLASS,
+      runtimeClassName,
       containers: [
         { name: 'app', image: 'registry.k8s.io/pause:3.9', resources: { requests: resources, limits: resources } },
       ],

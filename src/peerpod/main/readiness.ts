@@ -1,14 +1,30 @@
-// "Ready" for the local stack: the sample PeerPodConfig reports Ready (capacity advertised, webhook
-// objects in place), every node offers pod VMs, an adaptor pod is Ready on every node, the webhook's
-// Service has a ready endpoint (a peer pod created now is mutated) and every replica of the webhook
-// and operator Deployments is available.
+// "Ready" for the local stack: for each provider, its PeerPodConfig reports Ready (capacity
+// advertised, webhook objects in place), every node offers its pod VMs and an adaptor pod of its
+// DaemonSet is Ready on every node; the webhook's Service has a ready endpoint (a peer pod created now
+// is mutated) and every replica of the webhook and operator Deployments is available.
 import { DaemonSets, Deployments, Endpoints, Nodes } from '../../runtime/index.ts';
 import type { KubeClient, KubeObject } from '../../runtime/index.ts';
 import { PeerPodConfigs } from '../api/index.ts';
 import type { PeerPodConfig } from '../api/index.ts';
-import { ADAPTOR_DAEMONSET, WEBHOOK_DEPLOYMENT, WEBHOOK_SERVICE } from '../controllers/index.ts';
+import {
+  ADAPTOR_DAEMONSET,
+  WEBHOOK_DEPLOYMENT,
+  WEBHOOK_SERVICE,
+  adaptorDaemonSetForRuntimeClass,
+} from '../controllers/index.ts';
 import { DEFAULT_EXTENDED_RESOURCE } from '../webhook/index.ts';
-import { SAMPLE_CONFIG_NAME } from './settings.ts';
+import { RUNTIME_CLASS, SAMPLE_CONFIG_NAME } from './settings.ts';
+import type { StackBinding } from './settings.ts';
+
+/** What readiness looks at of a provider's binding. */
+export type ReadyBinding = Pick<StackBinding, 'configName' | 'extendedResource' | 'runtimeClassName' | 'primary'>;
+
+const PRIMARY: ReadyBinding = {
+  configName: SAMPLE_CONFIG_NAME,
+  extendedResource: DEFAULT_EXTENDED_RESOURCE,
+  runtimeClassName: RUNTIME_CLASS,
+  primary: true,
+};
 
 interface NodeObject extends KubeObject {
   status?: { allocatable?: Record<string, string> };
@@ -52,6 +68,8 @@ export async function waitForStackReady(
     namespace: string;
     nodes: string[];
     deployments?: string[];
+    /** The providers' bindings (default: the one sample config). */
+    bindings?: ReadyBinding[];
     timeoutMs?: number;
     /** Told each condition as it holds (start-up timings). */
     progress?: (what: string) => void;
@@ -64,23 +82,23 @@ export async function waitForStackReady(
     await until(what, check, left());
     o.progress?.(what);
   };
-  await wait(`PeerPodConfig ${o.namespace}/${SAMPLE_CONFIG_NAME} to be Ready`, async () => {
-    const cfg = await client.get<PeerPodConfig>(PeerPodConfigs, SAMPLE_CONFIG_NAME, o.namespace);
-    return (cfg.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-  });
-  await wait(`${DEFAULT_EXTENDED_RESOURCE} on nodes ${o.nodes.join(', ')}`, async () => {
-    const { items } = await client.list<NodeObject>(Nodes);
-    return o.nodes.every((n) =>
-      items.some((i) => i.metadata.name === n && Number(i.status?.allocatable?.[DEFAULT_EXTENDED_RESOURCE] ?? 0) > 0),
-    );
-  });
-  await wait(
-    `an adaptor pod Ready on each of the ${o.nodes.length} nodes (DaemonSet ${ADAPTOR_DAEMONSET})`,
-    async () => {
-      const ds = await client.get<WorkloadObject>(DaemonSets, ADAPTOR_DAEMONSET, o.namespace);
+  for (const b of o.bindings ?? [PRIMARY]) {
+    await wait(`PeerPodConfig ${o.namespace}/${b.configName} to be Ready`, async () => {
+      const cfg = await client.get<PeerPodConfig>(PeerPodConfigs, b.configName, o.namespace);
+      return (cfg.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+    });
+    await wait(`${b.extendedResource} on nodes ${o.nodes.join(', ')}`, async () => {
+      const { items } = await client.list<NodeObject>(Nodes);
+      return o.nodes.every((n) =>
+        items.some((i) => i.metadata.name === n && Number(i.status?.allocatable?.[b.extendedResource] ?? 0) > 0),
+      );
+    });
+    const daemonSet = b.primary ? ADAPTOR_DAEMONSET : adaptorDaemonSetForRuntimeClass(b.runtimeClassName);
+    await wait(`an adaptor pod Ready on each of the ${o.nodes.length} nodes (DaemonSet ${daemonSet})`, async () => {
+      const ds = await client.get<WorkloadObject>(DaemonSets, daemonSet, o.namespace);
       return (ds.status?.numberReady ?? 0) >= o.nodes.length;
-    },
-  );
+    });
+  }
   await wait(`a ready endpoint of Service ${WEBHOOK_SERVICE}`, async () => {
     const ep = await client.get<EndpointsObject>(Endpoints, WEBHOOK_SERVICE, o.namespace);
     return (ep.subsets ?? []).some((s) => (s.addresses ?? []).length > 0);

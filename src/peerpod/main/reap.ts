@@ -38,17 +38,18 @@ export async function reapPreviousRuns(
 /**
  * The VMs of the stack's other providers whose state is in the same directory (a run with
  * `--provider qemu` killed, then one with `--provider simulated`): no adaptor or sweep of this run
- * looks there, so every VM no stored PeerPod names is deleted.
+ * looks there, so every VM no stored PeerPod names is deleted. `current`: the provider(s) this run has.
  */
 export async function reapOtherProviders(
-  current: StackProviderName,
+  current: StackProviderName | readonly StackProviderName[],
   stateDir: string,
   client: KubeClient,
   log: Logger,
 ): Promise<number> {
+  const running: readonly string[] = typeof current === 'string' ? [current] : current;
   let reaped = 0;
   for (const name of STACK_PROVIDERS) {
-    if (name === current || !existsSync(providerStateDir(name, stateDir))) continue;
+    if (running.includes(name) || !existsSync(providerStateDir(name, stateDir))) continue;
     const provider = await createProvider(name, providerConfigFor(name, stateDir), {
       logger: log.child({ component: 'provider', provider: name }),
     });

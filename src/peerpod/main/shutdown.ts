@@ -20,19 +20,25 @@ export interface DrainReport {
   ms: number;
 }
 
-function isPeerPod(p: KubeObject, runtimeClass: string): boolean {
-  return (p.spec as { runtimeClassName?: string } | undefined)?.runtimeClassName === runtimeClass;
+function isPeerPod(p: KubeObject, runtimeClasses: readonly string[]): boolean {
+  return runtimeClasses.includes((p.spec as { runtimeClassName?: string } | undefined)?.runtimeClassName ?? '');
 }
 
-export async function peerPodsInCluster(client: KubeClient, runtimeClass: string): Promise<KubeObject[]> {
-  return (await client.listAll<KubeObject>(Pods)).items.filter((p) => isPeerPod(p, runtimeClass));
+/** The pods of `runtimeClass` (or of any of several, one per provider). */
+export async function peerPodsInCluster(
+  client: KubeClient,
+  runtimeClass: string | readonly string[],
+): Promise<KubeObject[]> {
+  const classes = typeof runtimeClass === 'string' ? [runtimeClass] : runtimeClass;
+  return (await client.listAll<KubeObject>(Pods)).items.filter((p) => isPeerPod(p, classes));
 }
 
 export async function drainPeerPods(o: {
   client: KubeClient;
-  provider: CloudProvider;
+  /** Every provider of the stack, and the RuntimeClass of each one's pods. */
+  providers: CloudProvider[];
   clusterUid: string;
-  runtimeClass: string;
+  runtimeClasses: string[];
   timeoutMs: number;
   log: Logger;
 }): Promise<DrainReport> {
@@ -51,22 +57,22 @@ export async function drainPeerPods(o: {
         o.log.warn({ err, pod: p.metadata.name }, 'deleting a peer pod failed');
     }
   };
-  const pods = await peerPodsInCluster(o.client, o.runtimeClass).catch(() => []);
+  const pods = await peerPodsInCluster(o.client, o.runtimeClasses).catch(() => []);
   await Promise.all(pods.map((p) => del(p, false)));
   report.podsDeleted = pods.length;
 
   const tags = { [CLUSTER_UID_TAG]: o.clusterUid };
   const settled = async (): Promise<boolean> =>
-    (await peerPodsInCluster(o.client, o.runtimeClass)).length === 0 &&
+    (await peerPodsInCluster(o.client, o.runtimeClasses)).length === 0 &&
     (await o.client.list(PeerPods, { limit: 1 })).items.length === 0 &&
-    (await o.provider.listInstances(tags)).length === 0;
+    (await Promise.all(o.providers.map((p) => p.listInstances(tags)))).every((vms) => vms.length === 0);
   let forced = false;
   while (Date.now() - started < o.timeoutMs) {
     try {
       if (await settled()) break;
       if (!forced && Date.now() - started > o.timeoutMs / 2) {
         forced = true;
-        const stuck = await peerPodsInCluster(o.client, o.runtimeClass);
+        const stuck = await peerPodsInCluster(o.client, o.runtimeClasses);
         report.forceDeleted = stuck.length;
         await Promise.all(stuck.map((p) => del(p, true)));
       }
@@ -77,12 +83,17 @@ export async function drainPeerPods(o: {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  for (const vm of await o.provider.listInstances(tags)) {
-    o.log.warn({ instanceID: vm.id, name: vm.name }, 'VM still there at shutdown; deleting it through the provider');
-    await o.provider.deleteInstance(vm.id);
-    report.vmsDeletedDirectly++;
+  for (const provider of o.providers) {
+    for (const vm of await provider.listInstances(tags)) {
+      o.log.warn(
+        { instanceID: vm.id, name: vm.name, provider: provider.name },
+        'VM still there at shutdown; deleting it through the provider',
+      );
+      await provider.deleteInstance(vm.id);
+      report.vmsDeletedDirectly++;
+    }
+    report.vmsLeft += (await provider.listInstances({})).length;
   }
-  report.vmsLeft = (await o.provider.listInstances({})).length;
   report.ms = Date.now() - started;
   return report;
 }

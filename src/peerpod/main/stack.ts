@@ -4,12 +4,22 @@
 // The deploying itself is the CLI's (install + deploy + settings, as against any cluster).
 import type { KubeClient } from '../../runtime/index.ts';
 import type { CloudProvider } from '../providers/index.ts';
+import type { StackBinding } from './settings.ts';
 import type { DrainReport } from './shutdown.ts';
+
+/** One provider of the stack: its binding (RuntimeClass, config, settings) and a handle on its VMs. */
+export interface StackProvider {
+  binding: StackBinding;
+  provider: CloudProvider;
+}
 
 export interface PeerPodsStack {
   client: KubeClient;
+  /** The primary provider (behind kata-remote) and its settings. */
   provider: CloudProvider;
   providerConfig: Record<string, string>;
+  /** Every provider the stack runs, the primary first (one unless several run side by side). */
+  providers: StackProvider[];
   namespace: string;
   clusterUid: string;
   /** VMs a killed earlier run left behind, deleted at start. */

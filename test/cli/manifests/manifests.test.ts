@@ -194,9 +194,22 @@ describe('peerpods manifests: least-privilege identities', () => {
     const cluster = rules('ClusterRole', 'peerpodconfig-controller');
     assert.deepEqual([...new Set(cluster.flatMap((r) => r.resources))].sort(), [
       'mutatingwebhookconfigurations',
+      'namespaces',
       'nodes',
       'nodes/status',
+      'peerpods',
     ]);
+    // What capacity reads cluster-wide: the kube-system namespace (this cluster's VM tag) by name,
+    // and a list of the PeerPods (the VM sizes in use), nothing else.
+    assert.deepEqual(
+      cluster
+        .filter((r) => r.resources[0] === 'namespaces' || r.resources[0] === 'peerpods')
+        .map((r) => [r.resources[0], r.verbs, r.resourceNames]),
+      [
+        ['namespaces', ['get'], ['kube-system']],
+        ['peerpods', ['list'], undefined],
+      ],
+    );
     const named = (rs: Rule[]) => rs.filter((r) => !(r.verbs.length === 1 && r.verbs[0] === 'create'));
     // kube cannot narrow create by name; every other verb on what it deploys names the object.
     for (const r of named(cluster).filter((r) => r.resources[0] === 'mutatingwebhookconfigurations')) {
@@ -213,6 +226,17 @@ describe('peerpods manifests: least-privilege identities', () => {
         ['deployments', ['peer-pods-webhook']],
         ['services', ['peer-pods-webhook-svc']],
         ['secrets', ['peer-pods-webhook-svc-secret']],
+        ['secrets', ['peer-pods-secret']],
+      ],
+    );
+    // The provider settings capacity is asked with: read by name, only.
+    assert.deepEqual(
+      role
+        .filter((r) => r.resources[0] === 'configmaps' || r.resourceNames?.[0] === 'peer-pods-secret')
+        .map((r) => [r.resources[0], r.verbs, r.resourceNames]),
+      [
+        ['configmaps', ['get'], ['peer-pods-cm']],
+        ['secrets', ['get'], ['peer-pods-secret']],
       ],
     );
     // The garbage collector deletes what it deployed (owner references); it only creates and patches.

@@ -119,6 +119,24 @@ test('each provider gets its own adaptor DaemonSet; a single config keeps upstre
   assert.deepEqual(upstream.spec.template.spec.containers[0].env, [{ name: 'CLOUD_PROVIDER', value: 'simulated' }]);
 });
 
+test("a further provider's adaptors get a health port of their own: both DaemonSets share each node's network", () => {
+  const opts = resolveOptions({ adaptorImage: 'ghcr.io/peerpods/peerpods:dev' });
+  const port = (c: ReturnType<typeof cfg>) => {
+    const container = (adaptorDaemonSet(c, opts) as any).spec.template.spec.containers[0];
+    const flag = Number((container.args[2] as string).replace('--health-probe-bind-address=:', ''));
+    assert.equal(container.ports[0].containerPort, flag);
+    assert.equal(container.readinessProbe.httpGet.port, flag);
+    assert.equal(container.livenessProbe.httpGet.port, flag);
+    return flag;
+  };
+  const sim = port(cfg('sim', { runtimeClassName: 'kata-remote-sim', cloudProvider: 'simulated' }));
+  assert.equal(port(cfg('qemu')), 8082);
+  assert.notEqual(sim, 8082);
+  assert.ok(sim >= 18100 && sim < 19000, String(sim));
+  // Stable: the same RuntimeClass always gets the same port (no rollout on a controller restart).
+  assert.equal(port(cfg('again', { runtimeClassName: 'kata-remote-sim', cloudProvider: 'simulated' })), sim);
+});
+
 test('the webhook Deployment carries the routes as --runtime-class-resource', () => {
   const opts = resolveOptions();
   const w = opts.webhook as Exclude<typeof opts.webhook, false>;

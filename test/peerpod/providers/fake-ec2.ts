@@ -21,6 +21,10 @@ export interface FakeInstance {
   state?: string;
   launchTime?: string;
   tags?: Record<string, string>;
+  instanceType?: string;
+  /** CoreCount x ThreadsPerCore = vCPUs. */
+  cpu?: { cores: number; threads: number };
+  lifecycle?: 'spot' | 'scheduled';
 }
 
 const x = (s: string): string => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
@@ -28,6 +32,8 @@ const x = (s: string): string => s.replaceAll('&', '&amp;').replaceAll('<', '&lt
 export function instanceXml(i: FakeInstance): string {
   const tags = { ...(i.name ? { Name: i.name } : {}), ...i.tags };
   return `<item><instanceId>${i.id}</instanceId><imageId>ami-1</imageId>
+${i.instanceType ? `<instanceType>${i.instanceType}</instanceType>` : ''}${i.lifecycle ? `<instanceLifecycle>${i.lifecycle}</instanceLifecycle>` : ''}
+${i.cpu ? `<cpuOptions><coreCount>${i.cpu.cores}</coreCount><threadsPerCore>${i.cpu.threads}</threadsPerCore></cpuOptions>` : ''}
 <instanceState><code>16</code><name>${i.state ?? 'running'}</name></instanceState>
 <launchTime>${i.launchTime ?? '2026-01-01T00:00:00.000Z'}</launchTime>
 ${i.ip ? `<privateIpAddress>${i.ip}</privateIpAddress>` : ''}${i.publicIp ? `<ipAddress>${i.publicIp}</ipAddress>` : ''}
@@ -57,6 +63,15 @@ export function terminateXml(id: string): string {
 
 export function imagesXml(rootDevice: string, sizeGiB: number): string {
   return `<DescribeImagesResponse ${NS}><requestId>req</requestId><imagesSet><item><imageId>ami-1</imageId><rootDeviceName>${rootDevice}</rootDeviceName><blockDeviceMapping><item><deviceName>${rootDevice}</deviceName><ebs><volumeSize>${sizeGiB}</volumeSize></ebs></item></blockDeviceMapping></item></imagesSet></DescribeImagesResponse>`;
+}
+
+export function instanceTypesXml(types: Array<{ type: string; vcpus: number }>): string {
+  return `<DescribeInstanceTypesResponse ${NS}><requestId>req</requestId><instanceTypeSet>${types
+    .map(
+      (t) =>
+        `<item><instanceType>${t.type}</instanceType><vCpuInfo><defaultVCpus>${t.vcpus}</defaultVCpus></vCpuInfo></item>`,
+    )
+    .join('')}</instanceTypeSet></DescribeInstanceTypesResponse>`;
 }
 
 export function errorXml(code: string, message = code): Ec2Reply {

@@ -1,11 +1,12 @@
 // The PeerPod controller: wires the informers, the provider pool, the reconciler and the orphan
 // sweep onto a runtime Manager.
 import { ConfigMaps, ControllerBuilder, Secrets, runnableFunc } from '../../../runtime/index.ts';
-import type { Controller, Manager, Predicate, Request } from '../../../runtime/index.ts';
-import { ConditionTypes, PeerPods } from '../../api/index.ts';
-import type { PeerPod } from '../../api/index.ts';
+import type { Controller, Manager, Predicate, Request, SharedInformer } from '../../../runtime/index.ts';
+import { ConditionTypes, PeerPodConfigs, PeerPods } from '../../api/index.ts';
+import type { PeerPod, PeerPodConfig } from '../../api/index.ts';
 import { InformerCredentials, nameScope } from '../../providers/index.ts';
 import type { DataObject } from '../../providers/index.ts';
+import { PeerPodConfigSettings } from './config-settings.ts';
 import { peerPodMetrics } from './metrics.ts';
 import { CONTROLLER_NAME, resolveOptions } from './options.ts';
 import type { PeerPodControllerOptions, ResolvedOptions } from './options.ts';
@@ -43,9 +44,20 @@ export function setupPeerPodController(manager: Manager, options: PeerPodControl
   const secretScope = nameScope(opts.namespace, opts.secretName);
   const configMaps = manager.informerFor<DataObject>(ConfigMaps, cmScope);
   const secrets = manager.informerFor<DataObject>(Secrets, secretScope);
-  const credentials = new InformerCredentials({ configMaps, secrets }, opts.namespace, {
-    configMap: opts.configMapName,
-    secret: opts.secretName,
+  const defaults = { configMap: opts.configMapName, secret: opts.secretName };
+  const defaultSource = new InformerCredentials({ configMaps, secrets }, opts.namespace, defaults);
+  // Each provider's settings are its PeerPodConfig's (config-settings.ts); the controller is built
+  // below, so the informers a config adds are watched once it exists.
+  const configs = manager.informerFor<PeerPodConfig>(PeerPodConfigs, { namespace: opts.namespace });
+  const configInformers: Array<SharedInformer<DataObject>> = [];
+  let watchSettings = (inf: SharedInformer<DataObject>): void => void configInformers.push(inf);
+  const credentials = new PeerPodConfigSettings({
+    configs,
+    namespace: opts.namespace,
+    defaults,
+    defaultSource,
+    informerFor: (type, scope) => manager.informerFor<DataObject>(type, scope),
+    onInformer: (inf) => watchSettings(inf),
   });
   const metrics = peerPodMetrics(manager.metricsRegistry);
   const pool = new ProviderPool(credentials, opts, metrics, log);
@@ -62,6 +74,7 @@ export function setupPeerPodController(manager: Manager, options: PeerPodControl
     .for<PeerPod>(PeerPods, { predicates: [ignoreStatusOnlyUpdates()] })
     .watches(ConfigMaps, waitingOnProvider, { scope: cmScope })
     .watches(Secrets, waitingOnProvider, { scope: secretScope })
+    .watches(PeerPodConfigs, waitingOnProvider, { scope: { namespace: opts.namespace } })
     .withOptions({
       maxConcurrentReconciles: opts.maxConcurrentReconciles,
       ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
@@ -70,10 +83,14 @@ export function setupPeerPodController(manager: Manager, options: PeerPodControl
       peerPodReconciler({ client: manager.client, peerPods, pool, credentials, events, metrics, opts, log }),
     );
 
+  watchSettings = (informer) =>
+    controller.watch({ informer, map: waitingOnProvider, predicates: [], description: 'watches provider settings' });
+  for (const inf of configInformers.splice(0)) watchSettings(inf);
+
   const sweeper = new OrphanSweeper({
     client: manager.client,
     peerPods,
-    waitFor: [configMaps, secrets],
+    waitFor: [configMaps, secrets, configs],
     pool,
     credentials,
     events,
@@ -110,4 +127,4 @@ export { ProviderPool } from './provider-pool.ts';
 export { ProviderUnavailableError } from '../../providers/index.ts';
 export { OrphanSweeper } from './sweep.ts';
 export type { SweepResult } from './sweep.ts';
-export { peerPodRbacRules } from './rbac.ts';
+export { peerPodProviderRules, peerPodRbacRules } from './rbac.ts';

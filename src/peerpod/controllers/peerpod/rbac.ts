@@ -8,11 +8,14 @@
 // - pods get: the owner Pod, so a provider error is also reported on it as an event.
 // - namespaces get kube-system: the cluster's UID, the orphan sweep's VM tag.
 // - events create/patch: on PeerPods and Pods (their namespaces) and on kube-system (in `default`).
-// Role in $PEERPODS_NAMESPACE: the settings (list/watch by name) and its leader-election Lease.
+// Role in $PEERPODS_NAMESPACE: the settings (list/watch by name), its leader-election Lease, and
+// peerpodconfigs list/watch: which config's settings serve a PeerPod's provider (config-settings.ts).
+// A further provider whose config names its own ConfigMap/Secret adds a Role naming them
+// (peerPodProviderRules; `peerpods manifests --extra-provider`).
 // Compared with upstream's kubebuilder markers: no create/update on PeerPods, no finalizers
 // subresource (it sets no owner reference), no byom-ip-pool-state ConfigMap (no byom provider).
 import { eventRecorderRules, leaderElectionRules } from '../../../runtime/index.ts';
-import type { ComponentRules } from '../../../runtime/index.ts';
+import type { ComponentRules, PolicyRule } from '../../../runtime/index.ts';
 import { GROUP } from '../../api/index.ts';
 import { credentialRules } from '../../providers/index.ts';
 
@@ -25,6 +28,15 @@ export function peerPodRbacRules(o: { configMap: string; secret: string; leaseNa
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: ['kube-system'] },
       ...eventRecorderRules(),
     ],
-    namespaced: [...credentialRules(o), ...leaderElectionRules(o.leaseName)],
+    namespaced: [
+      ...credentialRules(o),
+      ...leaderElectionRules(o.leaseName),
+      { apiGroups: [GROUP], resources: ['peerpodconfigs'], verbs: ['list', 'watch'] },
+    ],
   };
+}
+
+/** What a further provider's own ConfigMap and Secret take: list/watch of each, by name. */
+export function peerPodProviderRules(names: { configMap: string; secret: string }): PolicyRule[] {
+  return credentialRules(names);
 }

@@ -28,7 +28,7 @@ import type {
 } from '../../../runtime/index.ts';
 import { InvalidInstanceIdError, ProviderUnavailableError } from '../../providers/index.ts';
 import type { CredentialSource } from '../../providers/index.ts';
-import { ConditionTypes, PEERPOD_FINALIZER, PeerPods } from '../../api/index.ts';
+import { ConditionTypes, PEERPOD_FINALIZER, POOL_LABEL, PeerPods, isPoolRecord, poolClaimOf } from '../../api/index.ts';
 import type { PeerPod } from '../../api/index.ts';
 import { observeReleased } from './metrics.ts';
 import type { PeerPodMetrics } from './metrics.ts';
@@ -66,6 +66,11 @@ async function finalize(d: ReconcilerDeps, pp: PeerPod, ctx: ReconcileContext): 
   if (!hasFinalizer(pp, PEERPOD_FINALIZER)) return;
   const provider = providerNameOf(pp, d.credentials);
   const id = pp.spec?.instanceID?.trim() ?? '';
+  if (isPoolRecord(pp) && poolClaimOf(pp) && namedByAnotherLive(d, pp, id)) {
+    // A spare handed to a pod whose PeerPod names it now: the VM is the pod's, only the record goes.
+    await release(d, pp, ctx);
+    return;
+  }
   if (id === '') {
     // Nothing names a VM, so there is nothing to delete here. If a VM was made (upstream libvirt
     // #3247 wrote empty IDs), the orphan sweep finds it by its cluster tag.
@@ -117,6 +122,15 @@ async function finalize(d: ReconcilerDeps, pp: PeerPod, ctx: ReconcileContext): 
 }
 
 const SHOW_DELETING_AFTER_MS = 1000;
+
+function namedByAnotherLive(d: ReconcilerDeps, pp: PeerPod, id: string): boolean {
+  return (
+    id !== '' &&
+    d.peerPods
+      .list()
+      .some((o) => o.metadata.uid !== pp.metadata.uid && !o.metadata.deletionTimestamp && o.spec?.instanceID === id)
+  );
+}
 
 /** A phase that reads as "nothing is happening" while the PeerPod is being deleted. */
 function staleWhileDeleting(pp: PeerPod): boolean {
@@ -184,6 +198,18 @@ async function warnEverywhere(d: ReconcilerDeps, pp: PeerPod, reason: string, me
 }
 
 async function reconcileLive(d: ReconcilerDeps, pp: PeerPod, ctx: ReconcileContext): Promise<void> {
+  if (isPoolRecord(pp)) {
+    // A warm pool's spare: owned by its PeerPodConfig, never a duplicate of its siblings.
+    const cfg = pp.metadata.labels?.[POOL_LABEL] ?? '';
+    const owned = {
+      type: ConditionTypes.Owned,
+      status: 'True' as const,
+      reason: 'PoolSpare',
+      message: `pool of PeerPodConfig ${cfg}`,
+    };
+    await writeStatus(d.client, pp, { phase: 'Active', conditions: [owned] }, ctx.signal);
+    return;
+  }
   const owner = ownerOf(pp);
   if (!owner) {
     if (conditionStatus(pp, ConditionTypes.Owned) !== 'False') {

@@ -18,9 +18,9 @@ import type {
   Runnable,
   SharedInformer,
 } from '../../../runtime/index.ts';
-import { CLUSTER_UID_TAG, ProviderUnavailableError, generateInstanceName } from '../../providers/index.ts';
+import { CLUSTER_UID_TAG, ProviderUnavailableError } from '../../providers/index.ts';
 import type { CredentialSource, Instance } from '../../providers/index.ts';
-import { PeerPods, createInProgress } from '../../api/index.ts';
+import { PeerPods, createInProgress, pendingVmName } from '../../api/index.ts';
 import type { PeerPod } from '../../api/index.ts';
 import type { PeerPodMetrics } from './metrics.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -163,15 +163,17 @@ export class OrphanSweeper implements Runnable {
  * The instance IDs PeerPods name; a VM is named by its ID (or its name, for providers whose ID is
  * the name). A PeerPod whose create is in progress (the adaptor may be between the create and the
  * write of its ID, or retrying) names its VM by the deterministic name the adaptor asks for:
- * `podvm-<pod>-<pod UID[:8]>` (the pod UID is the adaptor's sandbox ID).
+ * `podvm-<pod>-<pod UID[:8]>` (the pod UID is the adaptor's sandbox ID); a warm pool's spare being made
+ * by `podvm-<record>-<record UID[:8]>`. A live spare's record names its VM like any PeerPod, so the
+ * sweep never deletes a spare.
  */
 function namesOf(peerPods: readonly PeerPod[]): Set<string> {
   const out = new Set<string>();
   for (const pp of peerPods) {
     const id = pp.spec?.instanceID?.trim();
     if (id) out.add(id);
-    const owner = getControllerOf(pp);
-    if (owner && createInProgress(pp)) out.add(generateInstanceName(owner.name, owner.uid));
+    const pending = createInProgress(pp) ? pendingVmName(pp, getControllerOf(pp)) : undefined;
+    if (pending) out.add(pending);
   }
   return out;
 }

@@ -179,6 +179,7 @@ export { claimAnnotation, conflictOf } from './binding.ts';
 export type { ProviderBinding } from './binding.ts';
 export {
   ADAPTOR_DAEMONSET,
+  adaptorDaemonSetForRuntimeClass,
   adaptorDaemonSetName,
   WEBHOOK_DEPLOYMENT,
   WEBHOOK_SECRET,
@@ -188,4 +189,4 @@ export {
 import { deepEqual } from '../../../apimachinery/json/index.ts';
 export { OWNER_ANNOTATION } from './nodes.ts';
 export { spreadVms } from './spread.ts';
-export { peerPodConfigRbacRules } from './rbac.ts';
+export { peerPodConfigProviderRules, peerPodConfigRbacRules } from './rbac.ts';

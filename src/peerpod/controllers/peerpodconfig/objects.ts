@@ -2,6 +2,7 @@
 // (peerpodconfig-ctrl's DaemonSet, OSC's ppwebhook.go and the webhook chart) so existing RBAC,
 // dashboards and docs keep working. Values are written the way the API server stores them
 // (canonical quantities, explicit protocols), so the derivative compare sees no false drift.
+import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../../runtime/index.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
 import { DEFAULT_CLOUD_SECRET_NAME, DEFAULT_CONFIGMAP_NAME, DEFAULT_NODE_SELECTOR } from '../../api/peerpodconfig.ts';
@@ -48,6 +49,17 @@ function meta(cfg: PeerPodConfig, name: string, labels: Record<string, string>):
 export const ADAPTOR_PROBE_PORT = 8082;
 
 /**
+ * A further provider's adaptors share each node's network with the default ones (hostNetwork), so
+ * they are given a health port of their own, derived from their RuntimeClass (18100–18999): stable
+ * across restarts and controller replicas, shown in the DaemonSet's args.
+ */
+export function adaptorProbePort(cfg: PeerPodConfig, opts: Pick<ResolvedOptions, 'runtimeClassName'>): number {
+  const rc = cfg.spec.runtimeClassName;
+  if (!rc || rc === opts.runtimeClassName) return ADAPTOR_PROBE_PORT;
+  return 18100 + (createHash('sha256').update(rc).digest().readUInt32BE(0) % 900);
+}
+
+/**
  * Whether an image is this project's (`…/peerpods[:tag|@digest]`): its entrypoint is `peerpods`,
  * so the adaptor runs as `peerpods run adaptor` rather than upstream's entrypoint script.
  */
@@ -62,7 +74,12 @@ export function isPeerpodsImage(image: string): boolean {
  */
 export function adaptorDaemonSetName(cfg: PeerPodConfig, opts: Pick<ResolvedOptions, 'runtimeClassName'>): string {
   const rc = cfg.spec.runtimeClassName;
-  return !rc || rc === opts.runtimeClassName ? ADAPTOR_DAEMONSET : `${ADAPTOR_DAEMONSET}-${rc}`;
+  return !rc || rc === opts.runtimeClassName ? ADAPTOR_DAEMONSET : adaptorDaemonSetForRuntimeClass(rc);
+}
+
+/** The adaptor DaemonSet of a further provider's RuntimeClass. */
+export function adaptorDaemonSetForRuntimeClass(runtimeClassName: string): string {
+  return `${ADAPTOR_DAEMONSET}-${runtimeClassName}`;
 }
 
 /** Flags telling our adaptor what a config names beyond the defaults (none for today's single config). */
@@ -84,14 +101,15 @@ export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): Kub
     secret: { secretName, defaultMode: 0o600, optional: true },
   });
   const fromField = (name: string, fieldPath: string) => ({ name, valueFrom: { fieldRef: { fieldPath } } });
-  const probe = (path: string) => ({ httpGet: { path, port: ADAPTOR_PROBE_PORT, scheme: 'HTTP' } });
+  const port = adaptorProbePort(cfg, opts);
+  const probe = (path: string) => ({ httpGet: { path, port, scheme: 'HTTP' } });
   // Upstream's image starts through its entrypoint script, configured by env alone; ours is the
   // `peerpods` CLI, told its node and namespace through the downward API and probed on its health port.
   const ours = isPeerpodsImage(opts.adaptorImage);
   const run = ours
     ? {
         imagePullPolicy: 'IfNotPresent',
-        args: ['run', 'adaptor', `--health-probe-bind-address=:${ADAPTOR_PROBE_PORT}`, ...bindingArgs(cfg)],
+        args: ['run', 'adaptor', `--health-probe-bind-address=:${port}`, ...bindingArgs(cfg)],
         env: [fromField('NODE_NAME', 'spec.nodeName'), fromField('PEERPODS_NAMESPACE', 'metadata.namespace')],
       }
     : {
@@ -132,7 +150,7 @@ export function adaptorDaemonSet(cfg: PeerPodConfig, opts: ResolvedOptions): Kub
               ],
               ...(ours
                 ? {
-                    ports: [{ name: 'probes', containerPort: ADAPTOR_PROBE_PORT, protocol: 'TCP' }],
+                    ports: [{ name: 'probes', containerPort: port, protocol: 'TCP' }],
                     readinessProbe: { ...probe('/readyz'), periodSeconds: READINESS_PERIOD_SECONDS },
                     livenessProbe: probe('/healthz'),
                   }

@@ -1,17 +1,27 @@
 // What the PeerPodConfig's provider can hold: the provider named by CLOUD_PROVIDER in the config's
-// ConfigMap/Secret, asked how many more VMs of its default size fit (providers/capacity.ts), plus
-// the VMs it already runs for this cluster (they hold their share already). Any failure on the way
-// is an "unknown" answer with its reason, never an error: the configured limit then stands, and
-// the reconcile of the rest of the config goes on.
+// ConfigMap/Secret, asked how many more VMs fit (providers/capacity.ts) at each VM size its PeerPods
+// record (sizes-in-use.ts; its default size when none runs), the size that fits fewest deciding,
+// plus the VMs it already runs for this cluster (they hold their share already). Any failure on the
+// way is an "unknown" answer with its reason, never an error: the configured limit then stands, and
+// the reconcile of the rest of the config goes on. A refused read is logged once per change (with
+// the API server's message), so a missing RBAC rule shows in the controller's log.
 import { isForbidden } from '../../../apimachinery/errors/index.ts';
 import { ConfigMaps, Namespaces, Secrets, isNotFound } from '../../../runtime/index.ts';
 import type { KubeClient, Logger } from '../../../runtime/index.ts';
-import { CLUSTER_UID_TAG, LiveProviderCache, flatSettings, scopeToProvider } from '../../providers/index.ts';
-import type { CapacityReason, DataObject } from '../../providers/index.ts';
+import {
+  CLUSTER_UID_TAG,
+  InvalidRequestError,
+  LiveProviderCache,
+  flatSettings,
+  scopeToProvider,
+} from '../../providers/index.ts';
+import type { CapacityReason, CapacityRequest, DataObject, ProviderCapacity } from '../../providers/index.ts';
 import type { PeerPodConfig } from '../../api/peerpodconfig.ts';
 import { DEFAULT_CLOUD_SECRET_NAME, DEFAULT_CONFIGMAP_NAME } from '../../api/peerpodconfig.ts';
 import { ownerKey } from './nodes.ts';
 import type { ResolvedCapacityOptions } from './options.ts';
+import { sizesInUse } from './sizes-in-use.ts';
+import type { SizeInUse } from './sizes-in-use.ts';
 
 export interface ProviderHold {
   provider: string;
@@ -29,6 +39,8 @@ export class ProviderCapacityProbe {
   /** One cache per PeerPodConfig: each may name its own ConfigMap and Secret. */
   private readonly caches = new Map<string, { cache: LiveProviderCache; flat: Record<string, string> }>();
   private clusterUid: string | undefined;
+  /** The last refusal logged per config and read, so a recheck every minute does not repeat it. */
+  private readonly warned = new Map<string, string>();
 
   constructor(
     private readonly client: KubeClient,
@@ -37,6 +49,12 @@ export class ProviderCapacityProbe {
   ) {}
 
   async evaluate(cfg: PeerPodConfig, signal: AbortSignal): Promise<ProviderHold> {
+    const hold = await this.evaluateOnce(cfg, signal);
+    this.warnOnChange(`${ownerKey(cfg)}#capacity`, hold.hold === undefined ? hold.message : undefined);
+    return hold;
+  }
+
+  private async evaluateOnce(cfg: PeerPodConfig, signal: AbortSignal): Promise<ProviderHold> {
     const unknown = (provider: string, message: string): ProviderHold => ({
       provider,
       hold: undefined,
@@ -82,14 +100,15 @@ export class ProviderCapacityProbe {
     try {
       return await entry.cache.use(name, async (provider) => {
         if (!provider.capacity) return unknown(name, `the ${name} provider cannot tell its capacity`);
-        const answer = await provider.capacity({ vcpus: 0, memoryMiB: 0 });
+        const ask = provider.capacity.bind(provider);
+        const { answer, sizing } = await this.fewest(ask, await this.sizes(cfg, name, signal));
         if (answer.available === undefined) return unknown(name, answer.message);
         const running = (await provider.listInstances({ [CLUSTER_UID_TAG]: await this.uid(signal) })).length;
         return {
           provider: name,
           hold: answer.available + running,
           reason: answer.reason,
-          message: `${answer.message}; ${running} VM(s) of this cluster running`,
+          message: `${answer.message}; ${running} VM(s) of this cluster running${sizing}`,
         };
       });
     } catch (err) {
@@ -97,9 +116,73 @@ export class ProviderCapacityProbe {
     }
   }
 
+  /**
+   * The provider's answer at the size that fits fewest, and the words saying which size that was
+   * (nothing when only the default size is counted and nothing runs: the answer names its numbers).
+   */
+  private async fewest(
+    ask: (size: CapacityRequest) => Promise<ProviderCapacity>,
+    sizes: { inUse: SizeInUse[]; problem?: string },
+  ): Promise<{ answer: ProviderCapacity; sizing: string }> {
+    if (sizes.problem !== undefined || sizes.inUse.length === 0) {
+      const answer = await ask({ vcpus: 0, memoryMiB: 0 });
+      return {
+        answer,
+        sizing: sizes.problem === undefined ? '' : `; counted at the default VM size: ${sizes.problem}`,
+      };
+    }
+    let worst: { answer: ProviderCapacity; size: SizeInUse } | undefined;
+    for (const size of sizes.inUse) {
+      let answer: ProviderCapacity;
+      try {
+        answer = await ask({ ...size.size });
+      } catch (err) {
+        // A size the provider refuses never got a VM: it takes no room.
+        if (err instanceof InvalidRequestError) continue;
+        throw err;
+      }
+      if (answer.available === undefined) return { answer, sizing: '' };
+      if (!worst || answer.available < (worst.answer.available as number)) worst = { answer, size };
+    }
+    if (!worst) return { answer: await ask({ vcpus: 0, memoryMiB: 0 }), sizing: '' };
+    const all = sizes.inUse.map((s) => `${s.text} x${s.count}`).join(', ');
+    const which = sizes.inUse.length > 1 ? ', the size in use that fits fewest' : ', the size in use';
+    return { answer: worst.answer, sizing: `; counted at VM size ${worst.size.text}${which} (PeerPods: ${all})` };
+  }
+
+  private async sizes(
+    cfg: PeerPodConfig,
+    provider: string,
+    signal: AbortSignal,
+  ): Promise<{ inUse: SizeInUse[]; problem?: string }> {
+    const key = `${ownerKey(cfg)}#peerpods`;
+    try {
+      const inUse = await sizesInUse(this.client, provider, signal);
+      this.warnOnChange(key, undefined);
+      return { inUse };
+    } catch (err) {
+      // No PeerPod CRD yet: no PeerPod, so no VM of another size.
+      if (isNotFound(err)) return { inUse: [] };
+      const problem = `cannot list the PeerPods: ${errorText(err)}`;
+      this.warnOnChange(key, problem);
+      return { inUse: [], problem };
+    }
+  }
+
+  private warnOnChange(key: string, problem: string | undefined): void {
+    if (problem === undefined) {
+      this.warned.delete(key);
+      return;
+    }
+    if (this.warned.get(key) === problem) return;
+    this.warned.set(key, problem);
+    this.log.warn({ problem }, 'PeerPodConfig capacity not fully evaluated');
+  }
+
   /** Drops what was kept for a deleted PeerPodConfig. */
   async forget(cfg: PeerPodConfig): Promise<void> {
     const key = ownerKey(cfg);
+    for (const k of [...this.warned.keys()]) if (k.startsWith(`${key}#`)) this.warned.delete(k);
     const entry = this.caches.get(key);
     this.caches.delete(key);
     await entry?.cache.close();
@@ -116,10 +199,20 @@ export class ProviderCapacityProbe {
     // A Secret it may not read leaves the settings of the ConfigMap: enough for qemu and libvirt,
     // and a cloud provider then names what it misses.
     const read = async (type: typeof ConfigMaps, name: string, optional: boolean): Promise<DataObject | undefined> => {
+      const key = `${ownerKey(cfg)}#${type.plural}`;
       try {
-        return await this.client.get<DataObject>(type, name, ns, { signal });
+        const obj = await this.client.get<DataObject>(type, name, ns, { signal });
+        this.warnOnChange(key, undefined);
+        return obj;
       } catch (err) {
-        if (isNotFound(err) || (optional && isForbidden(err))) return undefined;
+        if (isNotFound(err)) return undefined;
+        if (optional && isForbidden(err)) {
+          this.warnOnChange(
+            key,
+            `${type.kind} ${ns}/${name} not readable, its settings are left out: ${errorText(err)}`,
+          );
+          return undefined;
+        }
         throw err;
       }
     };

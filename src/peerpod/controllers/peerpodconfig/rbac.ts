@@ -9,6 +9,11 @@
 // - nodes/status patch: the extended resource in capacity and allocatable.
 // - mutatingwebhookconfigurations create, and get/list/watch/patch/delete of its one configuration:
 //   created or patched with the webhook's CA bundle, watched for drift, deleted on cleanup.
+// - namespaces get of kube-system: its UID is the tag of this cluster's VMs, which the capacity
+//   evaluation (provider-capacity.ts) counts as already held.
+// - peerpods list, every namespace: the VM sizes in use that capacity is counted at
+//   (sizes-in-use.ts); a list each evaluation rather than an informer, so a cluster that does not
+//   grant it gets capacity at the default size instead of a controller whose caches never sync.
 // Role in its namespace:
 // - peerpodconfigs list/watch (informer), get/patch (its finalizer, added and removed by patch).
 // - peerpodconfigs/status patch: conditions and allocation.
@@ -17,17 +22,20 @@
 // - daemonsets, deployments, services, secrets: create, and get/list/watch/patch of the adaptor
 //   DaemonSet, the webhook Deployment, Service and certificate Secret (the garbage collector deletes them).
 //   Another provider's adaptor DaemonSet (`peerpodconfig-ctrl-caa-daemon-<runtimeClass>`, binding.ts)
-//   is not named here: whoever adds a provider grants its name (README, "Several providers").
+//   is not named here: its own Role names it (peerPodConfigProviderRules; `peerpods manifests
+//   --extra-provider`).
+// - configmaps and secrets get of the provider settings (peer-pods-cm, peer-pods-secret): CLOUD_PROVIDER,
+//   the VM size and the cloud credentials the capacity evaluation asks the provider with. A config
+//   naming its own (spec.configMapName, spec.cloudSecretName) needs its names granted too, as another
+//   provider's DaemonSet does; refused, it reports CapacityUnknown and the configured limit stands.
 // - events create/patch: on the PeerPodConfig.
 // - leases: its leader-election Lease.
-// Not granted (yet): get of the provider's ConfigMap/Secret and of namespace kube-system, which the
-// capacity evaluation (provider-capacity.ts) reads; refused, it reports CapacityUnknown and the
-// configured limit stands.
 import { eventRecorderRules, leaderElectionRules } from '../../../runtime/index.ts';
 import type { ComponentRules, PolicyRule } from '../../../runtime/index.ts';
-import { GROUP } from '../../api/index.ts';
+import { DEFAULT_CLOUD_SECRET_NAME, DEFAULT_CONFIGMAP_NAME, GROUP } from '../../api/index.ts';
 import {
   ADAPTOR_DAEMONSET,
+  adaptorDaemonSetForRuntimeClass,
   WEBHOOK_DEPLOYMENT,
   WEBHOOK_SECRET,
   WEBHOOK_SERVICE,
@@ -53,6 +61,8 @@ export function peerPodConfigRbacRules(o: { namespace: string; leaseName: string
         ...OWN,
         'delete',
       ]),
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: ['kube-system'] },
+      { apiGroups: [GROUP], resources: ['peerpods'], verbs: ['list'] },
     ],
     namespaced: [
       { apiGroups: [GROUP], resources: ['peerpodconfigs'], verbs: ['get', 'list', 'watch', 'patch'] },
@@ -62,8 +72,16 @@ export function peerPodConfigRbacRules(o: { namespace: string; leaseName: string
       ...named('apps', 'deployments', WEBHOOK_DEPLOYMENT),
       ...named('', 'services', WEBHOOK_SERVICE),
       ...named('', 'secrets', WEBHOOK_SECRET),
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: [DEFAULT_CONFIGMAP_NAME] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: [DEFAULT_CLOUD_SECRET_NAME] },
       ...eventRecorderRules(),
       ...leaderElectionRules(o.leaseName),
     ],
   };
+}
+
+/** What a further provider's config (RuntimeClass `runtimeClassName`) takes: its adaptor DaemonSet, by name. */
+export function peerPodConfigProviderRules(runtimeClassName: string): PolicyRule[] {
+  const name = adaptorDaemonSetForRuntimeClass(runtimeClassName);
+  return [{ apiGroups: ['apps'], resources: ['daemonsets'], verbs: OWN, resourceNames: [name] }];
 }

@@ -13,6 +13,9 @@ import type {
   Tag,
 } from '@aws-sdk/client-ec2';
 import type * as Ec2Sdk from '@aws-sdk/client-ec2';
+import type { ServiceQuotasClientConfig } from '@aws-sdk/client-service-quotas';
+import type { CapacityRequest, ProviderCapacity } from '../capacity.ts';
+import { unknownCapacity } from '../capacity.ts';
 import { selectInstanceType, type ProviderConfig } from '../config.ts';
 import {
   InvalidInstanceIdError,
@@ -28,6 +31,7 @@ import { mergeTags } from '../tags.ts';
 import type { CloudProvider, CreateInstanceRequest, Instance } from '../types.ts';
 import { delay } from '../wait.ts';
 import { checkAwsConfig, readAwsSettings, type AwsSettings } from './config.ts';
+import { Ec2VcpuQuota } from './quota.ts';
 
 type Sdk = typeof Ec2Sdk;
 
@@ -35,6 +39,8 @@ export interface AwsProviderOptions {
   logger?: Logger;
   /** Merged over the client config built from the settings: tests pass `requestHandler`, `maxAttempts`. */
   clientConfig?: Partial<EC2ClientConfig>;
+  /** The same for the Service Quotas client (the vCPU quota, capacity only). */
+  quotasClientConfig?: Partial<ServiceQuotasClientConfig>;
   /** How long create polls for the public IP when USE_PUBLIC_IP (upstream: 120 s). */
   publicIpWaitMs?: number;
   pollIntervalMs?: number;
@@ -85,6 +91,7 @@ export class AwsProvider implements CloudProvider {
   private readonly log: Logger;
   private readonly names = new KeyedLock();
   private readonly rootDevices = new Map<string, Promise<{ name: string; sizeGiB: number } | undefined>>();
+  private vcpuQuota: Ec2VcpuQuota | undefined;
 
   constructor(
     private readonly sdk: Sdk,
@@ -157,7 +164,27 @@ export class AwsProvider implements CloudProvider {
     checkAwsConfig(this.config).throwIfAny();
   }
 
+  /** The region's Running On-Demand Standard vCPU quota over the vCPUs of the VM's instance type (quota.ts). */
+  async capacity(req: CapacityRequest): Promise<ProviderCapacity> {
+    const s = this.settings;
+    if (s.useLaunchTemplate && !req.instanceType) {
+      return unknownCapacity(`the instance type is in launch template ${s.launchTemplateName}: its vCPUs are not read`);
+    }
+    const type = selectInstanceType('aws', req.instanceType, s.instanceTypes, s.instanceType);
+    const credentials = s.credentials ? { credentials: s.credentials } : {};
+    this.vcpuQuota ??= new Ec2VcpuQuota({
+      sdk: this.sdk,
+      ec2: this.client,
+      region: s.region,
+      describe: (filters) => this.describe(filters),
+      quotasClientConfig: { ...credentials, ...this.opts.quotasClientConfig },
+      mapError,
+    });
+    return this.vcpuQuota.capacity(type);
+  }
+
   async close(): Promise<void> {
+    this.vcpuQuota?.close();
     this.client.destroy();
   }
 

@@ -20,7 +20,9 @@ import { defaultLogger, type Logger } from '../log.ts';
 import { generateInstanceName, isPodVmName } from '../naming.ts';
 import { matchesTags, mergeTags } from '../tags.ts';
 import type { CloudProvider, CreateInstanceRequest, Instance } from '../types.ts';
+import type { CapacityRequest, ProviderCapacity } from '../capacity.ts';
 import { checkGcpConfig, readGcpSettings, sourceImage, subnetworkPath, type GcpSettings } from './config.ts';
+import { GcpRegionQuota, type GcpQuotaClients } from './quota.ts';
 import { labelFilter, TAGS_METADATA_KEY, toLabels } from './labels.ts';
 
 type GceInstance = protos.google.cloud.compute.v1.IInstance;
@@ -98,6 +100,21 @@ async function loadCompute(): Promise<
   }
 }
 
+/** The clients capacity alone needs, loaded on its first use (the same way as loadCompute). */
+async function loadQuotaClients(options: ClientOptions): Promise<GcpQuotaClients> {
+  let compute: Pick<typeof ComputeSdk, 'RegionsClient' | 'MachineTypesClient'>;
+  try {
+    const [regions, machineTypes] = await Promise.all([
+      import('@google-cloud/compute/build/src/v1/regions_client.js'),
+      import('@google-cloud/compute/build/src/v1/machine_types_client.js'),
+    ]);
+    compute = { RegionsClient: regions.RegionsClient, MachineTypesClient: machineTypes.MachineTypesClient };
+  } catch {
+    compute = await import('@google-cloud/compute');
+  }
+  return { regions: new compute.RegionsClient(options), machineTypes: new compute.MachineTypesClient(options) };
+}
+
 export async function createGcpProvider(config: ProviderConfig, opts: GcpProviderOptions = {}): Promise<GcpProvider> {
   const settings = readGcpSettings(config);
   const compute = await loadCompute();
@@ -116,6 +133,7 @@ export async function createGcpProvider(config: ProviderConfig, opts: GcpProvide
       images: new compute.ImagesClient(options),
     },
     opts,
+    () => loadQuotaClients(options),
   );
 }
 
@@ -130,12 +148,15 @@ export class GcpProvider implements CloudProvider {
   private readonly log: Logger;
   private readonly names = new KeyedLock();
   private readonly imageSizes = new Map<string, Promise<number>>();
+  private quotaClients: Promise<GcpQuotaClients> | undefined;
+  private regionQuota: GcpRegionQuota | undefined;
 
   constructor(
     private readonly config: ProviderConfig,
     private readonly settings: GcpSettings,
     readonly clients: GcpClients,
     private readonly opts: GcpProviderOptions,
+    private readonly loadQuotaClients?: () => Promise<GcpQuotaClients>,
   ) {
     this.log = (opts.logger ?? defaultLogger()).child({ provider: 'gcp' });
   }
@@ -221,8 +242,29 @@ export class GcpProvider implements CloudProvider {
     checkGcpConfig(this.config).throwIfAny();
   }
 
+  /** The region's INSTANCES, CPUS and machine-family vCPU quotas (quota.ts). */
+  async capacity(req: CapacityRequest): Promise<ProviderCapacity> {
+    const s = this.settings;
+    const machineType = selectInstanceType('gcp', req.instanceType, s.machineTypes, s.machineType);
+    const load = this.loadQuotaClients;
+    if (!load) return { available: undefined, reason: 'Unknown', message: 'no clients for the quota API' };
+    this.regionQuota ??= new GcpRegionQuota({
+      project: s.projectId,
+      zone: s.zone,
+      clients: () => (this.quotaClients ??= load()),
+      mapError,
+    });
+    return this.regionQuota.capacity(machineType);
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.clients.instances.close(), this.clients.operations.close(), this.clients.images.close()]);
+    const quota = await this.quotaClients?.catch(() => undefined);
+    await Promise.all([
+      this.clients.instances.close(),
+      this.clients.operations.close(),
+      this.clients.images.close(),
+      ...(quota ? [quota.regions.close(), quota.machineTypes.close()] : []),
+    ]);
   }
 
   private async get(name: string): Promise<GceInstance | undefined> {

@@ -13,9 +13,11 @@ import {
   KubeClient,
   Namespaces,
   Pods,
+  RuntimeClasses,
+  Secrets,
   silentLogger,
 } from '../../../../src/runtime/index.ts';
-import { PeerPodConfigs } from '../../../../src/peerpod/index.ts';
+import { PeerPodConfigs, qemuProcessesUnder } from '../../../../src/peerpod/index.ts';
 import { KVM_DEFAULTS, Releases } from '../../../../src/kvm/index.ts';
 import { sampleRelease } from '../../../helpers/kvm.ts';
 import type { KubeObject } from '../../../../src/runtime/index.ts';
@@ -46,6 +48,31 @@ export interface World {
   stop(): Promise<void>;
 }
 
+/**
+ * A further provider (`peerpods deploy --extra-provider`): qemu behind kata-remote-qemu, with its own
+ * PeerPodConfig, ConfigMap and Secret, so its Roles are proven like the components' own.
+ */
+export const EXTRA_PROVIDER = {
+  provider: 'qemu',
+  runtimeClassName: 'kata-remote-qemu',
+  configMap: 'peer-pods-cm-qemu',
+  secret: 'peer-pods-secret-qemu',
+} as const;
+
+/** The further provider's PeerPodConfig. */
+export const EXTRA_CONFIG = 'peerpodconfig-qemu';
+
+/** The manifests the world deploys (and whose rules the test proves). */
+export const WORLD_MANIFEST: ManifestOptions = {
+  extraProviders: [
+    {
+      runtimeClassName: EXTRA_PROVIDER.runtimeClassName,
+      configMap: EXTRA_PROVIDER.configMap,
+      secret: EXTRA_PROVIDER.secret,
+    },
+  ],
+};
+
 /** Flags the PeerPod controller's Deployment gets: an orphan sweep quick enough to watch. */
 export const PEERPOD_CONTROLLER_ARGS = ['--orphan-grace=5s', '--sweep-interval=2s'];
 
@@ -62,12 +89,13 @@ export async function startWorld(): Promise<World> {
     admissionPlugins: ['OwnerReferencesPermissionEnforcement'],
   });
   cp.internals.registerNodeAgent('kata-remote');
+  cp.internals.registerNodeAgent(EXTRA_PROVIDER.runtimeClassName);
   // Pod IPs are loopback addresses derived from the node's index: a high, random index keeps this
   // cluster's pods off the addresses of another embedded cluster running on the machine.
   const node = await cp.internals.nodes.add(`node-${100 + Math.floor(Math.random() * 150)}`);
   const admin = KubeClient.fromKubeconfigString(cp.kubeconfig, { logger: silentLogger() });
   const ns = DEFAULT_NAMESPACE;
-  const opts: ManifestOptions = { peerPodControllerArgs: PEERPOD_CONTROLLER_ARGS };
+  const opts: ManifestOptions = { ...WORLD_MANIFEST, peerPodControllerArgs: PEERPOD_CONTROLLER_ARGS };
   await deployTo(admin, opts, () => {});
   // `kubectl set env deploy/peerpod-controller LOG_LEVEL=debug`: it reports a refused read of a
   // PeerPod's owner Pod (the event on the Pod is then skipped) at debug level only.
@@ -83,6 +111,12 @@ export async function startWorld(): Promise<World> {
   await admin.create(ConfigMaps, {
     metadata: { name: 'peer-pods-cm', namespace: ns },
     data: { CLOUD_PROVIDER: 'simulated', SIMULATED_STATE_DIR: simDir },
+  } as KubeObject);
+  // The simulated cloud's quota where a cloud's credentials go: the PeerPodConfig controller's
+  // capacity answer needs both reads.
+  await admin.create(Secrets, {
+    metadata: { name: 'peer-pods-secret', namespace: ns },
+    stringData: { SIMULATED_MAX_INSTANCES: '50' },
   } as KubeObject);
   // The two ClusterRoles the kvm-operator binds each workload cluster's account to (KVM_DEFAULTS):
   // the platform's, not deploy's, so they stand in here — with rules the operator does not hold
@@ -108,6 +142,30 @@ export async function startWorld(): Promise<World> {
     metadata: { name: 'peerpodconfig', namespace: ns },
     spec: { limit: '4' },
   } as KubeObject);
+  const qemuDir = path.join(dir, 'qemu');
+  await admin.create(RuntimeClasses, {
+    metadata: { name: EXTRA_PROVIDER.runtimeClassName },
+    handler: EXTRA_PROVIDER.runtimeClassName,
+  } as KubeObject);
+  await admin.create(ConfigMaps, {
+    metadata: { name: EXTRA_PROVIDER.configMap, namespace: ns },
+    data: { CLOUD_PROVIDER: 'qemu', QEMU_STATE_DIR: qemuDir, QEMU_DEFAULT_VCPUS: '1', QEMU_DEFAULT_MEMORY: '128' },
+  } as KubeObject);
+  await admin.create(Secrets, {
+    metadata: { name: EXTRA_PROVIDER.secret, namespace: ns },
+    stringData: {},
+  } as KubeObject);
+  await admin.create(PeerPodConfigs, {
+    metadata: { name: EXTRA_CONFIG, namespace: ns },
+    spec: {
+      limit: '2',
+      runtimeClassName: EXTRA_PROVIDER.runtimeClassName,
+      extendedResource: `${EXTRA_PROVIDER.provider}.kata.peerpods.io/vm`,
+      cloudProvider: EXTRA_PROVIDER.provider,
+      configMapName: EXTRA_PROVIDER.configMap,
+      cloudSecretName: EXTRA_PROVIDER.secret,
+    },
+  } as KubeObject);
   return {
     cp,
     admin,
@@ -119,6 +177,14 @@ export async function startWorld(): Promise<World> {
     async stop() {
       admin.close();
       await cp.stop();
+      // QEMU VMs are processes of their own: none may outlive the test.
+      for (const vm of await qemuProcessesUnder(qemuDir)) {
+        try {
+          process.kill(vm.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

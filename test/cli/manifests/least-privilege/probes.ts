@@ -22,7 +22,7 @@ import {
   isNotFound,
 } from '../../../../src/runtime/index.ts';
 import type { KubeObject, PolicyRule, ResourceType } from '../../../../src/runtime/index.ts';
-import { PEERPOD_FINALIZER, PeerPodConfigs, PeerPods } from '../../../../src/peerpod/index.ts';
+import { PEERPOD_FINALIZER, PeerPodAnnotations, PeerPodConfigs, PeerPods } from '../../../../src/peerpod/index.ts';
 import { DrainerConfigs, KVMConfigs, Labels } from '../../../../src/kvm/index.ts';
 import { OPERATOR_VERSION, sampleKvmConfig } from '../../../helpers/kvm.ts';
 import { waitFor } from '../../../helpers/wait.ts';
@@ -250,15 +250,20 @@ const CAPACITY = 'kata.peerpods.io/vm';
 const CLAIM = 'peerpodconfig.confidentialcontainers.org/owner';
 let limit = 4;
 
+/** Moves the PeerPodConfig's limit between 3 and 4: a new generation the controller must answer. */
+async function toggleLimit(w: World): Promise<number | undefined> {
+  limit = limit === 4 ? 3 : 4;
+  const cfg = await w.admin.patch(PeerPodConfigs, 'peerpodconfig', w.ns, { spec: { limit: String(limit) } }, 'merge');
+  return cfg.metadata.generation;
+}
+
 /** README: "the PeerPodConfig's limit is spread over the nodes as extended resource capacity". */
 export const limitAdvertised: Probe = {
   promise: "a new limit shows in the nodes' capacity and in the PeerPodConfig's status",
   async run({ w, deadlineMs }) {
-    limit = limit === 4 ? 3 : 4;
     // The claim is taken again too (a node the PeerPodConfig has not claimed yet).
     await w.admin.patch(Nodes, w.node, undefined, { metadata: { annotations: { [CLAIM]: null } } }, 'merge');
-    const cfg = await w.admin.patch(PeerPodConfigs, 'peerpodconfig', w.ns, { spec: { limit: String(limit) } }, 'merge');
-    const generation = cfg.metadata.generation;
+    const generation = await toggleLimit(w);
     await waitFor(
       async () => {
         const node = await w.admin.get(Nodes, w.node);
@@ -277,6 +282,65 @@ export const limitAdvertised: Probe = {
       deadlineMs,
       200,
     );
+  },
+};
+
+let sizeSeq = 0;
+
+/**
+ * README: "the advertised kata.peerpods.io/vm never exceeds what the provider can hold … counted at
+ * the VM sizes its PeerPods record". The simulated cloud's quota (SIMULATED_MAX_INSTANCES) is in
+ * the Secret, CLOUD_PROVIDER in the ConfigMap, and the VMs of this cluster carry the kube-system
+ * namespace's UID: each read is needed for a WithinCapacity answer that names the size in use.
+ */
+export const capacityEvaluated: Probe = {
+  promise: "the PeerPodConfig's CapacityLimited condition shows the provider's quota, counted at the VM sizes in use",
+  async run({ w, deadlineMs }) {
+    const pod = await ownerPod(w);
+    const name = fresh('sized');
+    // A size no other PeerPod records, so the message can only name it after this PeerPod is listed.
+    const size = `3/${300 + sizeSeq++}Mi`;
+    let last = '';
+    try {
+      await w.admin.create(PeerPods, {
+        metadata: {
+          name,
+          namespace: w.ns,
+          ownerReferences: [ownerRef(pod)],
+          annotations: { [PeerPodAnnotations.vmSize]: size },
+        },
+        spec: { cloudProvider: 'simulated', instanceID: `sim-${simIds++}` },
+      } as KubeObject);
+      const generation = await toggleLimit(w);
+      await waitFor(
+        async () => {
+          const c = await w.admin.get(PeerPodConfigs, 'peerpodconfig', w.ns);
+          const conds =
+            (
+              c.status as
+                | { conditions?: Array<{ type: string; reason: string; message: string; observedGeneration?: number }> }
+                | undefined
+            )?.conditions ?? [];
+          const cond = conds.find((x) => x.type === 'CapacityLimited');
+          last = JSON.stringify(cond);
+          return (
+            cond !== undefined &&
+            cond.observedGeneration === generation &&
+            cond.reason === 'WithinCapacity' &&
+            /of 50 simulated instances in use/.test(cond.message) &&
+            cond.message.includes(`${size} x1`)
+          );
+        },
+        `CapacityLimited WithinCapacity at generation ${generation}, naming the quota and VM size ${size}`,
+        deadlineMs,
+        200,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; last: ${last}`);
+      });
+    } finally {
+      await forceDelete(w, PeerPods, name, w.ns);
+      await forceDelete(w, Pods, pod.metadata.name as string, w.ns);
+    }
   },
 };
 

@@ -5,7 +5,11 @@
 // src/peerpod/adaptor/rbac.ts, src/kvm/rbac.ts).
 import { deployObjects } from '../../../../src/cli/manifests/layers.ts';
 import type { KubeObject, PolicyRule } from '../../../../src/runtime/index.ts';
+import { adaptorDaemonSetForRuntimeClass } from '../../../../src/peerpod/index.ts';
 import * as probes from './probes.ts';
+import * as providerProbes from './provider-probes.ts';
+import * as poolProbes from './pool-probes.ts';
+import { EXTRA_PROVIDER, WORLD_MANIFEST } from './cluster.ts';
 import type { Probe } from './probes.ts';
 
 export interface RoleRef {
@@ -26,7 +30,7 @@ const roleKey = (r: RoleRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
 /** Every PolicyRule of every generated Role and ClusterRole, with its component. */
 export function generatedRules(): { rules: GeneratedRule[]; namespace: string } {
-  const objects = deployObjects();
+  const objects = deployObjects(WORLD_MANIFEST);
   const owner = new Map<string, string>();
   let namespace = '';
   for (const b of objects.filter((o) => o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding')) {
@@ -61,7 +65,10 @@ export function describeRule(r: PolicyRule): string {
   return `${groups}/${(r.resources ?? []).join(',')} [${(r.verbs ?? []).join(',')}]${names}`;
 }
 
-/** (component, resource[/subresource]) → the behaviour that needs it; from the generators' comments. */
+/**
+ * (component, resource[/subresource]) → the behaviour that needs it; from the generators' comments.
+ * `resource:name` keys a rule naming that object, where one resource serves two behaviours.
+ */
 const NEEDS: Record<string, Record<string, Probe>> = {
   'peerpod-controller': {
     // informer, finalizer patch; delete of duplicates is part of the same rule
@@ -76,6 +83,11 @@ const NEEDS: Record<string, Record<string, Probe>> = {
     configmaps: probes.danglingPeerPodCleaned,
     secrets: probes.danglingPeerPodCleaned,
     leases: probes.leaseHeld,
+    // which PeerPodConfig's settings serve a PeerPod's provider (its informer syncs before any reconcile)
+    peerpodconfigs: probes.danglingPeerPodCleaned,
+    // a further provider's own settings (its Role from `--extra-provider`)
+    [`configmaps:${EXTRA_PROVIDER.configMap}`]: providerProbes.extraDanglingPeerPodCleaned,
+    [`secrets:${EXTRA_PROVIDER.secret}`]: providerProbes.extraDanglingPeerPodCleaned,
   },
   'peerpodconfig-controller': {
     nodes: probes.limitAdvertised,
@@ -89,6 +101,14 @@ const NEEDS: Record<string, Record<string, Probe>> = {
     services: probes.webhookServiceRestored,
     secrets: probes.webhookSecretRestored,
     mutatingwebhookconfigurations: probes.webhookConfigurationRestored,
+    // a further provider's adaptor DaemonSet (its Role from `--extra-provider`)
+    [`daemonsets:${adaptorDaemonSetForRuntimeClass(EXTRA_PROVIDER.runtimeClassName)}`]:
+      providerProbes.extraAdaptorDaemonSetRestored,
+    // the provider settings, this cluster's VM tag and the sizes in use the capacity is counted at
+    'configmaps:peer-pods-cm': probes.capacityEvaluated,
+    'secrets:peer-pods-secret': probes.capacityEvaluated,
+    'namespaces:kube-system': probes.capacityEvaluated,
+    peerpods: probes.capacityEvaluated,
     events: probes.adaptorDaemonSetRestored,
     leases: probes.leaseHeld,
   },
@@ -103,6 +123,13 @@ const NEEDS: Record<string, Record<string, Probe>> = {
     events: probes.peerPodRuns,
     configmaps: probes.peerPodRuns,
     secrets: probes.peerPodRuns,
+    // a further provider's own settings, which its DaemonSet's adaptors read (`--extra-provider`)
+    [`configmaps:${EXTRA_PROVIDER.configMap}`]: providerProbes.extraPeerPodRuns,
+    [`secrets:${EXTRA_PROVIDER.secret}`]: providerProbes.extraPeerPodRuns,
+    // the warm pool (its Role in the operators' namespace): the config, its status, claiming and retiring spares
+    peerpodconfigs: poolProbes.poolSpareClaimed,
+    'peerpodconfigs/status': poolProbes.poolSpareClaimed,
+    'peerpods+update,delete': poolProbes.poolSpareClaimed,
   },
   'kvm-operator': {
     kvmconfigs: probes.kvmClusterCreated,
@@ -132,6 +159,14 @@ const NEEDS: Record<string, Record<string, Probe>> = {
 /** The probe a rule is needed by (through any of its resources), or undefined. */
 export function probeFor(component: string, rule: PolicyRule): Probe | undefined {
   const table = NEEDS[component] ?? {};
+  // A resource with several rules (cluster-wide and namespaced verbs) is told apart by its verbs.
+  for (const resource of rule.resources ?? []) {
+    const byVerbs = table[`${resource}+${(rule.verbs ?? []).join(',')}`];
+    if (byVerbs) return byVerbs;
+  }
+  for (const resource of rule.resources ?? []) {
+    for (const name of rule.resourceNames ?? []) if (table[`${resource}:${name}`]) return table[`${resource}:${name}`];
+  }
   for (const resource of rule.resources ?? []) if (table[resource]) return table[resource];
   return undefined;
 }

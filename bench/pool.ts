@@ -1,0 +1,231 @@
+// Warm VM pool (CAA#1317) on the whole local stack (`peerpods start`'s wiring: control plane, webhook,
+// scheduler, adaptor DaemonSet pods, PeerPod and PeerPodConfig controllers): pod created → Running,
+// one pod at a time, first cold (no pool), then warm (`spec.pool.sizePerNode: 2` of the size the
+// webhook writes for the pod, each pod started once the pool is full again). Per provider:
+// - simulated with a 2 s create delay (PROVIDER_CREATE_LATENCY_MS in peer-pods-cm), POOL_BENCH_N pods
+//   each way (default 20);
+// - qemu (real VMs), POOL_BENCH_QEMU pods each way (default 10; 0 skips).
+// The warm path's reference, measured in the same run: the pod's own scheduling (created → its
+// nodeName seen) plus one PeerPod write (a create of a PeerPod, p50 over the same count).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { ConfigMaps, Pods, silentLogger } from '../src/runtime/index.ts';
+import type { KubeClient, KubeObject } from '../src/runtime/index.ts';
+import { POOL_CLAIMED_FROM_ANNOTATION, POOL_LABEL, PeerPodConfigs, PeerPods } from '../src/peerpod/api/index.ts';
+import type { PeerPod } from '../src/peerpod/api/index.ts';
+import { SAMPLE_CONFIG_NAME, peerPodManifest, qemuAvailable } from '../src/peerpod/main/index.ts';
+import type { StackProviderName } from '../src/peerpod/main/index.ts';
+import { POD_VISIBLE_TMPDIR, startLocalStack } from '../src/cli/start/local-stack.ts';
+import { nowMs, percentile, round } from './common.ts';
+
+const N = Number(process.env.POOL_BENCH_N ?? 20);
+const QEMU_N = Number(process.env.POOL_BENCH_QEMU ?? 10);
+const NS = 'default';
+const STACK_NS = 'peerpods-system';
+const SIM_CREATE_DELAY_MS = 2000;
+const NODES = 2;
+const PER_NODE = 2;
+
+async function until<T>(what: string, check: () => Promise<T | false | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+interface Seen {
+  scheduled?: number;
+  running?: number;
+}
+
+/** When each pod is first seen bound to a node and Running, from one watch. */
+function watchPods(client: KubeClient, signal: AbortSignal): Map<string, Seen> {
+  const seen = new Map<string, Seen>();
+  void (async () => {
+    try {
+      for await (const ev of client.watch<KubeObject>(Pods, { namespace: NS, signal })) {
+        const name = ev.object.metadata?.name as string;
+        const s = seen.get(name) ?? {};
+        const t = nowMs();
+        if ((ev.object.spec as { nodeName?: string } | undefined)?.nodeName && s.scheduled === undefined)
+          s.scheduled = t;
+        if ((ev.object.status as { phase?: string } | undefined)?.phase === 'Running' && s.running === undefined) {
+          s.running = t;
+        }
+        seen.set(name, s);
+      }
+    } catch {
+      // Aborted at the end.
+    }
+  })();
+  return seen;
+}
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { p50: round(percentile(s, 50)), p99: round(percentile(s, 99)) };
+};
+
+async function readySpares(client: KubeClient): Promise<number> {
+  const list = await client.list<PeerPod>(PeerPods, { namespace: STACK_NS, labelSelector: POOL_LABEL });
+  return list.items.filter(
+    (pp) =>
+      pp.spec?.instanceID &&
+      !pp.metadata.deletionTimestamp &&
+      !pp.metadata.annotations?.['peerpods.io/pool-claimed-by'],
+  ).length;
+}
+
+/** One pod created, Running, deleted and gone; returns its created time and what the watch saw. */
+async function onePod(
+  client: KubeClient,
+  seen: Map<string, Seen>,
+  name: string,
+): Promise<{ created: number; scheduled: number; running: number; pod: KubeObject; peerPod: PeerPod | undefined }> {
+  await client.create(Pods, peerPodManifest(name, { cpu: '1', memory: '128Mi' }, NS));
+  const created = nowMs();
+  const s = await until(
+    `${name} Running`,
+    async () => seen.get(name)?.running !== undefined && seen.get(name),
+    120_000,
+  );
+  const pod = await client.get(Pods, name, NS);
+  const peerPod = (await client.list<PeerPod>(PeerPods, { namespace: NS })).items.find(
+    (pp) => pp.metadata.ownerReferences?.[0]?.uid === pod.metadata.uid,
+  );
+  await client.delete(Pods, name, NS);
+  await until(
+    `${name} gone`,
+    async () => {
+      try {
+        await client.get(Pods, name, NS);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    120_000,
+  );
+  return { created, scheduled: s.scheduled as number, running: s.running as number, pod, peerPod };
+}
+
+async function measure(provider: StackProviderName, n: number): Promise<Record<string, number>> {
+  const dir = await mkdtemp(path.join(POD_VISIBLE_TMPDIR, `peerpods-bench-pool-${provider}-`));
+  const local = await startLocalStack({
+    nodes: NODES,
+    provider,
+    stateDir: dir,
+    logger: silentLogger(),
+    limit: NODES * 4,
+    sweepIntervalMs: 0,
+  });
+  const client = local.stack.client;
+  const abort = new AbortController();
+  const p = provider === 'simulated' ? 'sim' : 'qemu';
+  try {
+    if (provider === 'simulated') {
+      await client.patch(
+        ConfigMaps,
+        'peer-pods-cm',
+        STACK_NS,
+        { data: { PROVIDER_CREATE_LATENCY_MS: String(SIM_CREATE_DELAY_MS) } },
+        'merge',
+      );
+    }
+    const seen = watchPods(client, abort.signal);
+    const cold: number[] = [];
+    let size = { vcpus: 0, memoryMiB: 0 };
+    for (let i = 0; i < n; i++) {
+      const r = await onePod(client, seen, `cold-${i}`);
+      cold.push(r.running - r.created);
+      const a = r.pod.metadata.annotations ?? {};
+      size = {
+        vcpus: Number(a['io.katacontainers.config.hypervisor.default_vcpus'] ?? 0),
+        memoryMiB: Number(a['io.katacontainers.config.hypervisor.default_memory'] ?? 0),
+      };
+    }
+    // The pool keeps spares of the size the webhook writes for these pods.
+    await client.patch(
+      PeerPodConfigs,
+      SAMPLE_CONFIG_NAME,
+      STACK_NS,
+      {
+        spec: {
+          pool: {
+            sizePerNode: PER_NODE,
+            vmSizes: [
+              {
+                ...(size.vcpus ? { vcpus: size.vcpus } : {}),
+                ...(size.memoryMiB ? { memory: `${size.memoryMiB}Mi` } : {}),
+              },
+            ],
+          },
+        },
+      },
+      'merge',
+    );
+    const full = NODES * PER_NODE;
+    const warm: number[] = [];
+    const scheduling: number[] = [];
+    const afterScheduling: number[] = [];
+    let claimed = 0;
+    for (let i = 0; i < n; i++) {
+      await until('the pool to be full', async () => (await readySpares(client)) >= full, 120_000);
+      const r = await onePod(client, seen, `warm-${i}`);
+      warm.push(r.running - r.created);
+      scheduling.push(r.scheduled - r.created);
+      afterScheduling.push(r.running - r.scheduled);
+      if (r.peerPod?.metadata.annotations?.[POOL_CLAIMED_FROM_ANNOTATION]) claimed++;
+    }
+    // One PeerPod write, as the API answers it on the same stack right now.
+    const writes: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = nowMs();
+      await client.create<PeerPod>(PeerPods, {
+        apiVersion: 'confidentialcontainers.org/v1alpha1',
+        kind: 'PeerPod',
+        metadata: { name: `bench-write-${i}`, namespace: STACK_NS },
+        spec: { cloudProvider: provider },
+      });
+      writes.push(nowMs() - t);
+      await client.delete(PeerPods, `bench-write-${i}`, STACK_NS);
+    }
+    // The pool's spares go with it before the stack drains.
+    await client.patch(PeerPodConfigs, SAMPLE_CONFIG_NAME, STACK_NS, { spec: { pool: null } }, 'merge');
+    await until('the spares retired', async () => (await readySpares(client)) === 0, 60_000);
+    const c = stats(cold);
+    const w = stats(warm);
+    const sched = stats(scheduling);
+    const after = stats(afterScheduling);
+    const write = stats(writes);
+    return {
+      [`${p}_pods_each_way`]: n,
+      ...(provider === 'simulated' ? { sim_create_delay_ms: SIM_CREATE_DELAY_MS } : {}),
+      [`${p}_cold_created_to_running_p50_ms`]: c.p50,
+      [`${p}_cold_created_to_running_p99_ms`]: c.p99,
+      [`${p}_warm_created_to_running_p50_ms`]: w.p50,
+      [`${p}_warm_created_to_running_p99_ms`]: w.p99,
+      [`${p}_warm_claimed`]: claimed,
+      [`${p}_warm_scheduling_p50_ms`]: sched.p50,
+      [`${p}_warm_scheduled_to_running_p50_ms`]: after.p50,
+      [`${p}_warm_scheduled_to_running_p99_ms`]: after.p99,
+      [`${p}_peerpod_write_p50_ms`]: write.p50,
+      [`${p}_warm_reference_p50_ms`]: round(sched.p50 + write.p50),
+      [`${p}_load_average_1m_at_end`]: round(loadavg()[0], 2),
+    };
+  } finally {
+    abort.abort();
+    await local.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runPoolBench(): Promise<Record<string, number>> {
+  const out = await measure('simulated', N);
+  if (QEMU_N > 0 && (await qemuAvailable()).ok) Object.assign(out, await measure('qemu', QEMU_N));
+  return out;
+}

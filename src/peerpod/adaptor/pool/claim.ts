@@ -1,0 +1,188 @@
+// A peer pod taking a warm spare instead of waiting for a new VM. Three writes, each safe to die
+// after (api/pool.ts):
+//   1. claim: the pool record is updated with `peerpods.io/pool-claimed-by` under its
+//      resourceVersion, so of two pods racing for one spare exactly one wins (the other gets 409
+//      Conflict and tries the next spare, or goes cold);
+//   2. the pod's PeerPod is created naming the spare's VM (and the record it came from): from here
+//      on the VM is the pod's, deleted with the pod like any other;
+//   3. the record goes without its VM (finalizer removed first, then deleted), after the pod is
+//      reported Running: it is off the pod's way up.
+// A restarted adaptor resumes a claim from the record (claimed by this pod) at step 2; the pool
+// reconcile finishes step 3, and hands a record back when its claimant disappeared before step 2.
+import { isAlreadyExists, isConflict, isNotFound, removeFinalizer } from '../../../runtime/index.ts';
+import type { KubeObject, ReconcileContext } from '../../../runtime/index.ts';
+import {
+  PEERPOD_FINALIZER,
+  POOL_CLAIMED_BY_ANNOTATION,
+  POOL_CLAIMED_FROM_ANNOTATION,
+  PeerPods,
+  poolClaimOf,
+  poolSizeFits,
+} from '../../api/index.ts';
+import type { PeerPod } from '../../api/index.ts';
+import type { Instance } from '../../providers/index.ts';
+import type { AdaptorDeps } from '../deps.ts';
+import { podRef } from '../deps.ts';
+import { recordAnnotations } from '../peerpod-annotations.ts';
+import { newPeerPod, ownerUidOf } from '../peerpod-record.ts';
+import type { VmSize } from '../vm-size.ts';
+import { isSpare, poolRecordsOn, recordSize, recordedInstance } from './records.ts';
+
+export interface Claimed {
+  peerPod: PeerPod;
+  vm: Instance;
+}
+
+function claimValue(pod: KubeObject): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid}`;
+}
+
+/** Spares this pod fits, smallest first (least waste), then oldest. */
+function candidates(d: AdaptorDeps, provider: string, size: VmSize): PeerPod[] {
+  return poolRecordsOn(d)
+    .filter((pp) => isSpare(pp) && pp.spec?.cloudProvider === provider && poolSizeFits(size, recordSize(pp)))
+    .sort((a, b) => {
+      const sa = recordSize(a);
+      const sb = recordSize(b);
+      return (
+        sa.vcpus - sb.vcpus ||
+        sa.memoryMiB - sb.memoryMiB ||
+        String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp))
+      );
+    });
+}
+
+/**
+ * The pod's PeerPod naming a spare VM, or undefined when no spare fits (the caller goes cold). Only
+ * for a pod with no PeerPod yet; a pod with a custom image never fits (spares boot the default one).
+ */
+export async function claimSpare(
+  d: AdaptorDeps,
+  pod: KubeObject,
+  size: VmSize,
+  provider: string,
+  ctx: ReconcileContext,
+): Promise<Claimed | undefined> {
+  const mine = claimValue(pod);
+  let record = poolRecordsOn(d).find((pp) => pp.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION] === mine);
+  if (!record && !size.image && d.poolHealth?.checkedAt) {
+    for (const spare of candidates(d, provider, size)) {
+      record = await markClaimed(d, spare, mine, ctx);
+      if (record) break;
+    }
+  }
+  if (!record) return undefined;
+  await d.opts.hooks.afterSpareClaimed?.(pod, record, ctx.signal);
+  const peerPod = await createClaimedPeerPod(d, pod, record, provider, ctx);
+  await d.opts.hooks.afterClaimRecorded?.(pod, peerPod, ctx.signal);
+  d.events.normal(
+    pod,
+    'VMClaimed',
+    `took the warm ${provider} VM ${record.spec?.instanceID} from pool record ${record.metadata.name}; recorded in PeerPod ${peerPod.metadata.name}`,
+  );
+  ctx.log.info(
+    { pod: podRef(pod), record: record.metadata.name, instanceID: record.spec?.instanceID },
+    'spare VM claimed',
+  );
+  return { peerPod, vm: recordedInstance(record) };
+}
+
+/** Attempts at one spare: a refusal may only mean someone else wrote it (the PeerPod controller's status). */
+const CLAIM_ATTEMPTS = 3;
+
+async function markClaimed(
+  d: AdaptorDeps,
+  spare: PeerPod,
+  claim: string,
+  ctx: ReconcileContext,
+): Promise<PeerPod | undefined> {
+  let cur = spare;
+  for (let attempt = 1; ; attempt++) {
+    const want: PeerPod = {
+      ...cur,
+      metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, [POOL_CLAIMED_BY_ANNOTATION]: claim } },
+    };
+    try {
+      // An update carries the resourceVersion it read: a record changed since (claimed, retired) is refused.
+      // Not waited for in the cache: a reconcile that still sees the record unclaimed meets the same refusal.
+      return await d.client.update<PeerPod>(PeerPods, want, { signal: ctx.signal });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      if (!isConflict(err) || attempt >= CLAIM_ATTEMPTS) {
+        if (isConflict(err)) return undefined;
+        throw err;
+      }
+    }
+    // Read it again: still a spare (only its status moved) → try again; claimed or retired → not ours.
+    try {
+      cur = await d.client.get<PeerPod>(PeerPods, spare.metadata.name as string, spare.metadata.namespace, {
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    if (!isSpare(cur)) return undefined;
+  }
+}
+
+async function createClaimedPeerPod(
+  d: AdaptorDeps,
+  pod: KubeObject,
+  record: PeerPod,
+  provider: string,
+  ctx: ReconcileContext,
+): Promise<PeerPod> {
+  const base = newPeerPod(pod, provider, d.opts.nodeName);
+  const vm = recordedInstance(record);
+  const want: PeerPod = {
+    ...base,
+    metadata: {
+      ...base.metadata,
+      annotations: {
+        ...base.metadata.annotations,
+        ...recordAnnotations(d.opts.nodeName, pod, vm),
+        [POOL_CLAIMED_FROM_ANNOTATION]: record.metadata.name as string,
+      },
+    },
+    spec: { cloudProvider: provider, instanceID: vm.id },
+  };
+  try {
+    // Not waited for in the cache either: a reconcile that misses it resumes the claim and meets AlreadyExists.
+    return await d.client.create<PeerPod>(PeerPods, want, { signal: ctx.signal });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    const pp = await d.client.get<PeerPod>(PeerPods, want.metadata.name as string, want.metadata.namespace, {
+      signal: ctx.signal,
+    });
+    if (ownerUidOf(pp) !== pod.metadata.uid || pp.spec?.instanceID !== vm.id) {
+      throw new Error(`PeerPod ${pp.metadata.namespace}/${pp.metadata.name} exists and does not name the claimed VM`);
+    }
+    return pp;
+  }
+}
+
+/**
+ * Step 3: the record leaves without its VM. The finalizer goes first, so a deletion seen by the
+ * PeerPod controller never deletes a VM that is now a pod's.
+ */
+export async function finishClaim(d: AdaptorDeps, record: PeerPod, ctx: ReconcileContext): Promise<void> {
+  if (!poolClaimOf(record)) return;
+  let cur: PeerPod = record;
+  if (cur.metadata.finalizers?.includes(PEERPOD_FINALIZER)) {
+    cur = await removeFinalizer(d.client, PeerPods, cur, PEERPOD_FINALIZER, { signal: ctx.signal });
+  }
+  try {
+    await d.client.delete(PeerPods, cur.metadata.name as string, cur.metadata.namespace, {
+      preconditions: { uid: cur.metadata.uid as string },
+      signal: ctx.signal,
+    });
+  } catch (err) {
+    if (!isNotFound(err) && !isConflict(err)) throw err;
+  }
+}
+
+/** The pool record a pod's PeerPod says its VM came from (a warm start), if any. */
+export function claimedFrom(pp: PeerPod | undefined): string | undefined {
+  return pp?.metadata.annotations?.[POOL_CLAIMED_FROM_ANNOTATION];
+}
