@@ -85,8 +85,8 @@ function components(ns: string): Component[] {
 
 /**
  * One further provider's Roles: the PeerPodConfig controller's on its adaptor DaemonSet, and, when
- * its config names its own ConfigMap or Secret, the PeerPod controller's and the adaptor's reads of
- * them (the default objects are in their own Roles already).
+ * its config names its own ConfigMap or Secret, the reads of them by the PeerPodConfig controller
+ * (capacity), the PeerPod controller and the adaptor (the default objects are in their own Roles already).
  */
 function extraProviderRbac(ns: string, p: ExtraProvider): KubeObject[] {
   const names = { configMap: p.configMap ?? DEFAULT_CONFIGMAP, secret: p.secret ?? DEFAULT_SECRET };
@@ -94,7 +94,7 @@ function extraProviderRbac(ns: string, p: ExtraProvider): KubeObject[] {
     rules.filter((r) => !(r.resourceNames ?? []).every((n) => n === DEFAULT_CONFIGMAP || n === DEFAULT_SECRET));
   const rc = p.runtimeClassName;
   return [
-    ...providerRbac(PPC_NAME, rc, peerPodConfigProviderRules(rc), ns, LABELS),
+    ...providerRbac(PPC_NAME, rc, own(peerPodConfigProviderRules(rc, names)), ns, LABELS),
     ...providerRbac(NAME, rc, own(peerPodProviderRules(names)), ns, LABELS),
     ...providerRbac(ADAPTOR_SERVICE_ACCOUNT, rc, own(adaptor.adaptorProviderRules(names)), ns, LABELS),
   ];

@@ -37,6 +37,9 @@ test('a further provider adds its own Roles and bindings; every other file is un
       verbs: ['get', 'list', 'watch', 'patch'],
       resourceNames: ['peerpodconfig-ctrl-caa-daemon-kata-remote-sim'],
     },
+    // the capacity evaluation's settings
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['sim-cm'] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['sim-secret'] },
   ]);
   const reads = [
     { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'], resourceNames: ['sim-cm'] },

@@ -5,7 +5,6 @@
 // way is an "unknown" answer with its reason, never an error: the configured limit then stands, and
 // the reconcile of the rest of the config goes on. A refused read is logged once per change (with
 // the API server's message), so a missing RBAC rule shows in the controller's log.
-import { isForbidden } from '../../../apimachinery/errors/index.ts';
 import { ConfigMaps, Namespaces, Secrets, isNotFound } from '../../../runtime/index.ts';
 import type { KubeClient, Logger } from '../../../runtime/index.ts';
 import {
@@ -196,29 +195,20 @@ export class ProviderCapacityProbe {
 
   private async settings(cfg: PeerPodConfig, signal: AbortSignal): Promise<Record<string, string>> {
     const ns = cfg.metadata.namespace as string;
-    // A Secret it may not read leaves the settings of the ConfigMap: enough for qemu and libvirt,
-    // and a cloud provider then names what it misses.
-    const read = async (type: typeof ConfigMaps, name: string, optional: boolean): Promise<DataObject | undefined> => {
-      const key = `${ownerKey(cfg)}#${type.plural}`;
+    // A missing Secret is no Secret (qemu and libvirt need none); one that exists but may not be
+    // read leaves the capacity unknown, as the PeerPod controller never acts on half-read settings:
+    // a cloud provider asked without its credentials would answer something else than it holds.
+    const read = async (type: typeof ConfigMaps, name: string): Promise<DataObject | undefined> => {
       try {
-        const obj = await this.client.get<DataObject>(type, name, ns, { signal });
-        this.warnOnChange(key, undefined);
-        return obj;
+        return await this.client.get<DataObject>(type, name, ns, { signal });
       } catch (err) {
         if (isNotFound(err)) return undefined;
-        if (optional && isForbidden(err)) {
-          this.warnOnChange(
-            key,
-            `${type.kind} ${ns}/${name} not readable, its settings are left out: ${errorText(err)}`,
-          );
-          return undefined;
-        }
-        throw err;
+        throw new Error(`${type.kind} ${ns}/${name}: ${errorText(err)}`);
       }
     };
     const [cm, secret] = await Promise.all([
-      read(ConfigMaps, cfg.spec.configMapName ?? DEFAULT_CONFIGMAP_NAME, false),
-      read(Secrets, cfg.spec.cloudSecretName ?? DEFAULT_CLOUD_SECRET_NAME, true),
+      read(ConfigMaps, cfg.spec.configMapName ?? DEFAULT_CONFIGMAP_NAME),
+      read(Secrets, cfg.spec.cloudSecretName ?? DEFAULT_CLOUD_SECRET_NAME),
     ]);
     return flatSettings(cm, secret);
   }

@@ -22,12 +22,12 @@
 // - daemonsets, deployments, services, secrets: create, and get/list/watch/patch of the adaptor
 //   DaemonSet, the webhook Deployment, Service and certificate Secret (the garbage collector deletes them).
 //   Another provider's adaptor DaemonSet (`peerpodconfig-ctrl-caa-daemon-<runtimeClass>`, binding.ts)
-//   is not named here: its own Role names it (peerPodConfigProviderRules; `peerpods manifests
-//   --extra-provider`).
+//   is not named here: its own Role names it, with the ConfigMap and Secret that config names
+//   (peerPodConfigProviderRules; `peerpods manifests --extra-provider`).
 // - configmaps and secrets get of the provider settings (peer-pods-cm, peer-pods-secret): CLOUD_PROVIDER,
 //   the VM size and the cloud credentials the capacity evaluation asks the provider with. A config
-//   naming its own (spec.configMapName, spec.cloudSecretName) needs its names granted too, as another
-//   provider's DaemonSet does; refused, it reports CapacityUnknown and the configured limit stands.
+//   naming its own (spec.configMapName, spec.cloudSecretName) gets them in its provider's Role; refused
+//   (or a Secret that exists but may not be read), it reports CapacityUnknown and the configured limit stands.
 // - events create/patch: on the PeerPodConfig.
 // - leases: its leader-election Lease.
 import { eventRecorderRules, leaderElectionRules } from '../../../runtime/index.ts';
@@ -80,8 +80,18 @@ export function peerPodConfigRbacRules(o: { namespace: string; leaseName: string
   };
 }
 
-/** What a further provider's config (RuntimeClass `runtimeClassName`) takes: its adaptor DaemonSet, by name. */
-export function peerPodConfigProviderRules(runtimeClassName: string): PolicyRule[] {
+/**
+ * What a further provider's config (RuntimeClass `runtimeClassName`) takes: its adaptor DaemonSet,
+ * and get of the ConfigMap and Secret it names (the capacity evaluation's settings), each by name.
+ */
+export function peerPodConfigProviderRules(
+  runtimeClassName: string,
+  settings: { configMap: string; secret: string },
+): PolicyRule[] {
   const name = adaptorDaemonSetForRuntimeClass(runtimeClassName);
-  return [{ apiGroups: ['apps'], resources: ['daemonsets'], verbs: OWN, resourceNames: [name] }];
+  return [
+    { apiGroups: ['apps'], resources: ['daemonsets'], verbs: OWN, resourceNames: [name] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: [settings.configMap] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: [settings.secret] },
+  ];
 }

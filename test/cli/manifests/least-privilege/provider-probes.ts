@@ -132,3 +132,35 @@ export const extraPeerPodRuns: Probe = {
     }
   },
 };
+
+/**
+ * README: "the advertised kata.peerpods.io/vm never exceeds what the provider can hold", for a further
+ * provider's config too: its capacity is evaluated with the ConfigMap and Secret it names (qemu: the
+ * host's memory and CPUs), so its CapacityLimited condition answers for the config's latest
+ * generation with a reason other than CapacityUnknown.
+ */
+export const extraCapacityEvaluated: Probe = {
+  promise: "a further provider's PeerPodConfig shows its provider's capacity, read with its own settings",
+  async run({ w, deadlineMs }) {
+    limit = limit === 2 ? 3 : 2;
+    const cfg = await w.admin.patch(PeerPodConfigs, EXTRA_CONFIG, w.ns, { spec: { limit: String(limit) } }, 'merge');
+    const generation = cfg.metadata.generation;
+    await waitFor(
+      async () => {
+        const c = await w.admin.get(PeerPodConfigs, EXTRA_CONFIG, w.ns);
+        const conds = (c.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
+        const cond = conds.find((x) => x.type === 'CapacityLimited');
+        return cond !== undefined && cond.observedGeneration === generation && cond.reason !== 'CapacityUnknown';
+      },
+      `CapacityLimited of ${EXTRA_CONFIG} evaluated (not CapacityUnknown) at generation ${generation}`,
+      deadlineMs,
+      200,
+    );
+  },
+};
+
+interface Condition {
+  type: string;
+  reason: string;
+  observedGeneration?: number;
+}

@@ -104,6 +104,9 @@ const NEEDS: Record<string, Record<string, Probe>> = {
     // a further provider's adaptor DaemonSet (its Role from `--extra-provider`)
     [`daemonsets:${adaptorDaemonSetForRuntimeClass(EXTRA_PROVIDER.runtimeClassName)}`]:
       providerProbes.extraAdaptorDaemonSetRestored,
+    // the settings of a further provider's config, which its capacity is evaluated with
+    [`configmaps:${EXTRA_PROVIDER.configMap}`]: providerProbes.extraCapacityEvaluated,
+    [`secrets:${EXTRA_PROVIDER.secret}`]: providerProbes.extraCapacityEvaluated,
     // the provider settings, this cluster's VM tag and the sizes in use the capacity is counted at
     'configmaps:peer-pods-cm': probes.capacityEvaluated,
     'secrets:peer-pods-secret': probes.capacityEvaluated,
