@@ -11,9 +11,10 @@
 import { customResource } from '../../runtime/index.ts';
 import type { Condition, KubeObject } from '../../runtime/index.ts';
 import { customResourceDefinition, s } from '../../runtime/index.ts';
-import type { JsonSchema, Schema, Static } from '../../runtime/index.ts';
+import type { Static } from '../../runtime/index.ts';
 import { GROUP, VERSION } from './peerpod.ts';
 import { poolSpecSchema, poolStatusSchema } from './pool.ts';
+import { ext } from './schema-ext.ts';
 
 export const PeerPodConfigs = customResource(GROUP, VERSION, 'PeerPodConfig', 'peerpodconfigs', true);
 export const PEERPODCONFIG_CRD_NAME = `peerpodconfigs.${GROUP}`;
@@ -52,21 +53,6 @@ export const PeerPodConfigConditions = {
   /** All of the above. */
   Ready: 'Ready',
 } as const;
-
-// The shared DSL covers the PeerPod CRD; these few constructs only this CRD needs are built here
-// rather than widening a file another API owns.
-type ExtSchema = JsonSchema & {
-  pattern?: string;
-  maximum?: number;
-  default?: unknown;
-  additionalProperties?: JsonSchema;
-  'x-kubernetes-validations'?: Array<{ rule: string; message: string; reason?: string; fieldPath?: string }>;
-  'x-kubernetes-int-or-string'?: true;
-};
-
-function ext<T>(json: ExtSchema): Schema<T> {
-  return { json };
-}
 
 const conditionSchema = s.object(
   {

@@ -11,9 +11,11 @@
 // Claiming is two writes, each safe to die after: the record is marked `claimed-by` the pod (an
 // update with the record's resourceVersion, so two pods never get one VM), then the pod's PeerPod is
 // created naming the VM; only after that the record goes, without its VM.
-import type { JsonSchema, KubeObject, Schema } from '../../runtime/index.ts';
+import type { KubeObject } from '../../runtime/index.ts';
 import { generateInstanceName } from '../providers/index.ts';
 import type { PeerPod } from './peerpod.ts';
+import { ext } from './schema-ext.ts';
+import type { ExtSchema } from './schema-ext.ts';
 
 /** Labels a pool record with the PeerPodConfig whose pool it belongs to. */
 export const POOL_LABEL = 'peerpods.io/pool';
@@ -57,19 +59,6 @@ export interface PoolSize {
   vcpus: number;
   memoryMiB: number;
   instanceType?: string;
-}
-
-type ExtSchema = JsonSchema & {
-  additionalProperties?: JsonSchema;
-  pattern?: string;
-  maximum?: number;
-  minItems?: number;
-  maxItems?: number;
-  'x-kubernetes-validations'?: Array<{ rule: string; message: string; reason?: string; fieldPath?: string }>;
-};
-
-function ext<T>(json: ExtSchema): Schema<T> {
-  return { json };
 }
 
 export const poolSpecSchema = ext<PoolSpec>({
