@@ -5,16 +5,24 @@
 // - simulated with a 2 s create delay (PROVIDER_CREATE_LATENCY_MS in peer-pods-cm), POOL_BENCH_N pods
 //   each way (default 20);
 // - qemu (real VMs), POOL_BENCH_QEMU pods each way (default 10; 0 skips).
-// The warm path's reference, measured in the same run: the pod's own scheduling (created → its
-// nodeName seen) plus one PeerPod write (a create of a PeerPod, p50 over the same count).
+// The warm path's reference, measured in the same run: what any pod's start costs — its scheduling
+// (created → its nodeName seen), the watch hop its node takes to see it bound, the Running status the
+// node writes (the adaptor's own status patch) and the watch hop an observer takes to see that — plus
+// one PeerPod write (a create of a PeerPod). Each p50 over the same count. The node's hop and the two
+// writes are timed from a process of their own (pool-writes.ts), as the adaptor, a pod of its own,
+// sees them; the observer's hop is this process's watch (a write's answer → its event here). The same
+// writes from this process (the API server's) are reported beside them.
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { ConfigMaps, Pods, silentLogger } from '../src/runtime/index.ts';
 import type { KubeClient, KubeObject } from '../src/runtime/index.ts';
 import { POOL_CLAIMED_FROM_ANNOTATION, POOL_LABEL, PeerPodConfigs, PeerPods } from '../src/peerpod/api/index.ts';
 import type { PeerPod } from '../src/peerpod/api/index.ts';
 import { SAMPLE_CONFIG_NAME, peerPodManifest, qemuAvailable } from '../src/peerpod/main/index.ts';
+import { runningStatus, writeRunningStatus } from '../src/peerpod/adaptor/pod-status.ts';
 import type { StackProviderName } from '../src/peerpod/main/index.ts';
 import { POD_VISIBLE_TMPDIR, startLocalStack } from '../src/cli/start/local-stack.ts';
 import { nowMs, percentile, round } from './common.ts';
@@ -40,6 +48,8 @@ async function until<T>(what: string, check: () => Promise<T | false | undefined
 interface Seen {
   scheduled?: number;
   running?: number;
+  /** When each resourceVersion of the pod arrived. */
+  versions: Map<string, number>;
 }
 
 /** When each pod is first seen bound to a node and Running, from one watch. */
@@ -49,8 +59,9 @@ function watchPods(client: KubeClient, signal: AbortSignal): Map<string, Seen> {
     try {
       for await (const ev of client.watch<KubeObject>(Pods, { namespace: NS, signal })) {
         const name = ev.object.metadata?.name as string;
-        const s = seen.get(name) ?? {};
         const t = nowMs();
+        const s = seen.get(name) ?? { versions: new Map<string, number>() };
+        s.versions.set(ev.object.metadata?.resourceVersion as string, t);
         if ((ev.object.spec as { nodeName?: string } | undefined)?.nodeName && s.scheduled === undefined)
           s.scheduled = t;
         if ((ev.object.status as { phase?: string } | undefined)?.phase === 'Running' && s.running === undefined) {
@@ -80,12 +91,66 @@ async function readySpares(client: KubeClient): Promise<number> {
   ).length;
 }
 
+/**
+ * A pod start's parts timed from a process of its own, as the adaptor sees them (pool-writes.ts): its
+ * status write and a PeerPod write, and the watch hop to it (a label this process writes on the pod →
+ * the child's watch has it, against this write's answer).
+ */
+async function fromAnotherProcess(
+  client: KubeClient,
+  kubeconfig: string,
+  pod: string,
+  provider: string,
+  n: number,
+): Promise<{ status: number[]; peerPod: number[]; hops: number[] }> {
+  const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'pool-writes.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: {
+      ...process.env,
+      POOL_WRITES_KUBECONFIG: kubeconfig,
+      POOL_WRITES_POD: pod,
+      POOL_WRITES_PEERPOD_NS: STACK_NS,
+      POOL_WRITES_PROVIDER: provider,
+      POOL_WRITES_N: String(n),
+    },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  createInterface({ input: child.stdout }).on('line', (l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+  const [ns, name] = pod.split('/') as [string, string];
+  const hops: number[] = [];
+  try {
+    await until('the writer ready', async () => lines.some((l) => l.ready), 300_000);
+    for (let i = 0; i < n; i++) {
+      await client.patch(Pods, name, ns, { metadata: { labels: { 'bench-hop': String(i) } } }, 'merge');
+      const answered = performance.timeOrigin + performance.now();
+      const seen = await until(`hop ${i} at the writer`, async () => lines.find((l) => l.hop === i), 30_000);
+      hops.push(Math.max(0, (seen.at as number) - answered));
+    }
+  } finally {
+    child.stdin.end();
+  }
+  if ((await exited) !== 0) throw new Error('bench: pool-writes.ts failed');
+  const result = lines.find((l) => Array.isArray(l.status)) as { status: number[]; peerPod: number[] } | undefined;
+  if (!result) throw new Error('bench: pool-writes.ts printed no timings');
+  return { ...result, hops };
+}
+
 /** One pod created, Running, deleted and gone; returns its created time and what the watch saw. */
 async function onePod(
   client: KubeClient,
   seen: Map<string, Seen>,
   name: string,
-): Promise<{ created: number; scheduled: number; running: number; pod: KubeObject; peerPod: PeerPod | undefined }> {
+): Promise<{
+  created: number;
+  scheduled: number;
+  running: number;
+  statusWriteMs: number;
+  watchDeliveryMs: number;
+  pod: KubeObject;
+  peerPod: PeerPod | undefined;
+}> {
   await client.create(Pods, peerPodManifest(name, { cpu: '1', memory: '128Mi' }, NS));
   const created = nowMs();
   const s = await until(
@@ -97,6 +162,22 @@ async function onePod(
   const peerPod = (await client.list<PeerPod>(PeerPods, { namespace: NS })).items.find(
     (pp) => pp.metadata.ownerReferences?.[0]?.uid === pod.metadata.uid,
   );
+  // The status write a node makes for every pod start, as the adaptor makes it (the same patch again).
+  const st = pod.status as { podIP?: string; hostIP?: string };
+  const t = nowMs();
+  const written = await writeRunningStatus(
+    client,
+    pod,
+    runningStatus(pod, st.podIP ?? '', st.hostIP ?? '', peerPod?.spec?.instanceID ?? ''),
+    AbortSignal.timeout(30_000),
+  );
+  const answered = nowMs();
+  const statusWriteMs = answered - t;
+  // How long a watcher waits for a write it did not make: the hop a node takes to see its pod bound,
+  // and the one an observer takes to see it Running.
+  const rv = written.metadata.resourceVersion as string;
+  const arrived = await until(`${name} rv ${rv} on the watch`, async () => seen.get(name)?.versions.get(rv), 30_000);
+  const watchDeliveryMs = Math.max(0, arrived - answered);
   await client.delete(Pods, name, NS);
   await until(
     `${name} gone`,
@@ -110,7 +191,15 @@ async function onePod(
     },
     120_000,
   );
-  return { created, scheduled: s.scheduled as number, running: s.running as number, pod, peerPod };
+  return {
+    created,
+    scheduled: s.scheduled as number,
+    running: s.running as number,
+    statusWriteMs,
+    watchDeliveryMs,
+    pod,
+    peerPod,
+  };
 }
 
 async function measure(provider: StackProviderName, n: number): Promise<Record<string, number>> {
@@ -122,6 +211,7 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
     logger: silentLogger(),
     limit: NODES * 4,
     sweepIntervalMs: 0,
+    kubeconfigPath: path.join(dir, 'kubeconfig'),
   });
   const client = local.stack.client;
   const abort = new AbortController();
@@ -172,6 +262,8 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
     const warm: number[] = [];
     const scheduling: number[] = [];
     const afterScheduling: number[] = [];
+    const statusWrites: number[] = [];
+    const deliveries: number[] = [];
     let claimed = 0;
     for (let i = 0; i < n; i++) {
       await until('the pool to be full', async () => (await readySpares(client)) >= full, 120_000);
@@ -179,8 +271,20 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
       warm.push(r.running - r.created);
       scheduling.push(r.scheduled - r.created);
       afterScheduling.push(r.running - r.scheduled);
+      statusWrites.push(r.statusWriteMs);
+      deliveries.push(r.watchDeliveryMs);
       if (r.peerPod?.metadata.annotations?.[POOL_CLAIMED_FROM_ANNOTATION]) claimed++;
     }
+    // The same writes from a process of its own, against a Running peer pod kept for it.
+    await client.create(Pods, peerPodManifest('writes-ref', { cpu: '1', memory: '128Mi' }, NS));
+    await until('writes-ref Running', async () => seen.get('writes-ref')?.running !== undefined, 120_000);
+    const remote = await fromAnotherProcess(client, path.join(dir, 'kubeconfig'), `${NS}/writes-ref`, provider, n);
+    await client.delete(Pods, 'writes-ref', NS);
+    await until(
+      'writes-ref gone',
+      async () => !(await client.list(Pods, { namespace: NS })).items.some((p) => p.metadata.name === 'writes-ref'),
+      120_000,
+    );
     // One PeerPod write, as the API answers it on the same stack right now.
     const writes: number[] = [];
     for (let i = 0; i < n; i++) {
@@ -202,6 +306,11 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
     const sched = stats(scheduling);
     const after = stats(afterScheduling);
     const write = stats(writes);
+    const statusWrite = stats(statusWrites);
+    const delivery = stats(deliveries);
+    const remoteStatus = stats(remote.status);
+    const remotePeerPod = stats(remote.peerPod);
+    const remoteHop = stats(remote.hops);
     return {
       [`${p}_pods_each_way`]: n,
       ...(provider === 'simulated' ? { sim_create_delay_ms: SIM_CREATE_DELAY_MS } : {}),
@@ -214,7 +323,15 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
       [`${p}_warm_scheduled_to_running_p50_ms`]: after.p50,
       [`${p}_warm_scheduled_to_running_p99_ms`]: after.p99,
       [`${p}_peerpod_write_p50_ms`]: write.p50,
-      [`${p}_warm_reference_p50_ms`]: round(sched.p50 + write.p50),
+      [`${p}_pod_status_write_p50_ms`]: statusWrite.p50,
+      [`${p}_watch_delivery_p50_ms`]: delivery.p50,
+      [`${p}_pod_status_write_other_process_p50_ms`]: remoteStatus.p50,
+      [`${p}_peerpod_write_other_process_p50_ms`]: remotePeerPod.p50,
+      [`${p}_watch_hop_other_process_p50_ms`]: remoteHop.p50,
+      // The node's hop is to another process; the observer's is this process's own watch.
+      [`${p}_warm_reference_p50_ms`]: round(
+        sched.p50 + remoteHop.p50 + remoteStatus.p50 + delivery.p50 + remotePeerPod.p50,
+      ),
       [`${p}_load_average_1m_at_end`]: round(loadavg()[0], 2),
     };
   } finally {

@@ -224,6 +224,18 @@ for (const [part, figures] of [
     });
   }
 }
+for (const p of ['sim', 'qemu'] as const) {
+  const warm = pool?.[`${p}_warm_created_to_running_p50_ms`];
+  const ref = pool?.[`${p}_warm_reference_p50_ms`];
+  if (warm === undefined || ref === undefined) continue;
+  rows.push({
+    figure: `pool: warm start p50, ${p === 'sim' ? 'simulated (2 s create delay)' : 'qemu'} (pod created → Running)`,
+    value: `${warm} ms (cold ${pool?.[`${p}_cold_created_to_running_p50_ms`]} ms)`,
+    reference: `${ref} ms: a pod start (scheduling, 2 watch hops, its Running status write) + one PeerPod write, same run`,
+    target: '≤ reference',
+    status: status(warm <= ref),
+  });
+}
 if (peerpod) {
   rows.push({
     figure: 'peerpod: provider concurrency limit respected',

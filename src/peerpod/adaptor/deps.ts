@@ -25,6 +25,12 @@ export interface AdaptorDeps {
    * handed out before that: a record kept from before a restart may name a VM that is gone.
    */
   poolHealth?: { checkedAt: number };
+  /**
+   * Warm starts under way on this node (claimed, not yet Running). The pool's refill waits for them:
+   * it is background work, and a pod's start is what someone is waiting on. A scheduling hint only;
+   * the claims themselves are in the pool records.
+   */
+  warmStarts?: { count: number };
   events: Recorder;
   metrics: AdaptorMetrics;
   opts: ResolvedAdaptorOptions;

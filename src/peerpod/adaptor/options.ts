@@ -51,7 +51,9 @@ export interface AdaptorHooks {
   afterCreateInstance?(pod: KubeObject, instance: Instance, signal: AbortSignal): Promise<void> | void;
   /** After a pool record was marked claimed by the pod, before the pod's PeerPod is written (pool/claim.ts). */
   afterSpareClaimed?(pod: KubeObject, record: KubeObject, signal: AbortSignal): Promise<void> | void;
-  /** After the pod's PeerPod names the spare's VM, before the pool record is removed. */
+  /** After the pod reports Running in a claimed VM, before its PeerPod naming that VM is written. */
+  beforeClaimRecorded?(pod: KubeObject, record: KubeObject, signal: AbortSignal): Promise<void> | void;
+  /** After the pod's PeerPod names the spare's VM and the pod reports Running, before the pool record is removed. */
   afterClaimRecorded?(pod: KubeObject, peerPod: KubeObject, signal: AbortSignal): Promise<void> | void;
 }
 

@@ -75,6 +75,7 @@ export function setupAdaptor(manager: Manager, options: AdaptorOptions): Adaptor
     providers,
     poolConfigs: poolConfigsInformer(manager, opts.namespace),
     poolHealth: { checkedAt: 0 },
+    warmStarts: { count: 0 },
     events: manager.getEventRecorder('peerpod-adaptor'),
     metrics,
     opts,

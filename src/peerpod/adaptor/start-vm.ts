@@ -6,6 +6,8 @@
 //      create that fails goes through the create-retry guard (create-guard.ts);
 //   3. the PeerPod names the VM (spec.instanceID, spec.cloudProvider);
 //   4. the pod reports Running and Ready with the VM's IP.
+// A warm start (pool/claim.ts) claims a spare instead of steps 1 and 2, reports the pod Running, then
+// writes the PeerPod naming the VM: the claimed record holds the VM until the PeerPod does.
 // The sandbox ID upstream takes from the kata shim does not exist here: the pod UID stands in for it
 // (unique per pod, stable across restarts, and a new pod of the same name gets a new VM name).
 import { TerminalError, isAlreadyExists, waitForCache } from '../../runtime/index.ts';
@@ -21,8 +23,8 @@ import { missingAnnotations, recordAnnotations } from './peerpod-annotations.ts'
 import { newPeerPod, ownerUidOf } from './peerpod-record.ts';
 import { reportsRunning, runningStatus, writeRunningStatus } from './pod-status.ts';
 import type { VmSize } from './vm-size.ts';
-import { claimSpare, claimedFrom, finishClaim } from './pool/claim.ts';
-import type { Claimed } from './pool/claim.ts';
+import { claimSpare, claimedFrom, finishClaim, recordClaim } from './pool/claim.ts';
+import type { Claimed, ClaimedSpare } from './pool/claim.ts';
 import { recordedInstance } from './pool/records.ts';
 import { makeRoom } from './pool/room.ts';
 import { poolResourceOf } from './pool/setup.ts';
@@ -43,15 +45,19 @@ export async function startPod(
     throw new TerminalError(message);
   }
   // The provider is resolved first, so no PeerPod is written while none is configured.
-  const { recorded, created, provider } = await d.providers.use(async (cloud, name) => {
+  const chosen = await d.providers.use(async (cloud, name) => {
     // A warm spare (pool/claim.ts): for a pod with no PeerPod yet, or one whose PeerPod came from a spare.
-    const claimed = current ? warmRecord(current) : await claimSpare(d, pod, size, name, ctx);
-    if (claimed) return { recorded: claimed.peerPod, created: { vm: claimed.vm }, provider: name };
+    const resumed = current && warmRecord(current);
+    if (resumed) return { recorded: resumed.peerPod, created: { vm: resumed.vm }, provider: name };
+    const spare = current ? undefined : await claimWarm(d, pod, size, name, ctx);
+    if (spare) return { spare, provider: name };
     // Pods plus spares stay within the node's capacity: a cold VM may first take a spare's place.
     await makeRoom(d, cloud, poolResourceOf(d), pod, ctx);
     const pp = current ?? (await ensurePeerPod(d, pod, name, ctx));
     return { recorded: pp, created: await createGuarded(d, cloud, name, pod, pp, size, ctx), provider: name };
   });
+  if (chosen.spare) return startWarm(d, pod, chosen.spare, chosen.provider, ctx);
+  const { recorded, created, provider } = chosen;
   if (!created.vm) return created.result;
   const { vm } = created;
   const from = claimedFrom(recorded);
@@ -61,12 +67,71 @@ export async function startPod(
   // Retried with backoff: providers that return before the address is known fill it in later.
   if (!ip) throw new Error(`VM ${vm.name} (${vm.id}) has no IP address yet`);
   if (reportsRunning(pod, ip)) return;
+  await reportRunning(d, pod, vm, provider, from ? 'claim' : 'cold', ctx);
+  if (from) await finishClaimOf(d, recorded, from, ctx);
+}
+
+/** Step 1 of a claim, counted as a warm start under way until startWarm ends (or the claim fails). */
+async function claimWarm(
+  d: AdaptorDeps,
+  pod: KubeObject,
+  size: VmSize,
+  provider: string,
+  ctx: ReconcileContext,
+): Promise<ClaimedSpare | undefined> {
+  const starts = d.warmStarts ?? { count: 0 };
+  starts.count++;
+  let spare: ClaimedSpare | undefined;
+  try {
+    spare = await claimSpare(d, pod, size, provider, ctx);
+    return spare;
+  } finally {
+    if (!spare) starts.count--;
+  }
+}
+
+/**
+ * A claimed spare to Running: the pod's Running status first (the claimed record holds the VM for it
+ * meanwhile), then the PeerPod naming the VM, then the record leaves. The PeerPod write is off the
+ * pod's way up, and does not compete with its status write; a restart in between resumes from the
+ * claimed record.
+ */
+async function startWarm(
+  d: AdaptorDeps,
+  pod: KubeObject,
+  spare: ClaimedSpare,
+  provider: string,
+  ctx: ReconcileContext,
+): Promise<void> {
+  try {
+    const { vm } = spare;
+    const ip = vm.ips[0];
+    if (!ip) throw new Error(`spare VM ${vm.name} (${vm.id}) has no IP address recorded`);
+    if (!reportsRunning(pod, ip)) await reportRunning(d, pod, vm, provider, 'claim', ctx);
+  } finally {
+    // The rest is bookkeeping: the pool may refill now.
+    if (d.warmStarts) d.warmStarts.count--;
+  }
+  const peerPod = await recordClaim(d, pod, spare, provider, ctx);
+  await d.opts.hooks.afterClaimRecorded?.(pod, peerPod, ctx.signal);
+  await finishClaimOf(d, peerPod, spare.record.metadata.name as string, ctx);
+}
+
+/** Step 4: the pod reports Running and Ready in its VM. */
+async function reportRunning(
+  d: AdaptorDeps,
+  pod: KubeObject,
+  vm: Instance,
+  provider: string,
+  start: 'claim' | 'cold',
+  ctx: ReconcileContext,
+): Promise<void> {
+  const ip = vm.ips[0] as string;
   const written = await writeRunningStatus(d.client, pod, runningStatus(pod, ip, hostIpOf(d), vm.id), ctx.signal);
-  observePodRunning(d, pod, written, vm, provider, from ? 'claim' : 'cold');
+  observePodRunning(d, pod, written, vm, provider, start);
   // Our own status write comes back as an event; the next reconcile must see it to do nothing.
   await waitForCache(d.pods, written);
-  ctx.log.info({ pod: podRef(pod), instanceID: vm.id, ip, start: from ? 'claim' : 'cold' }, 'pod running in its VM');
-  if (from) await finishClaimOf(d, recorded, from, ctx);
+  ctx.log.info({ pod: podRef(pod), instanceID: vm.id, ip, start }, 'pod running in its VM');
 }
 
 /** A PeerPod made from a spare names its VM already: no create, the recorded VM is the pod's. */

@@ -10,7 +10,8 @@
 // the record (`podvm-<record>-<uid[:8]>`), so the orphan sweep can tell a spare being made.
 // Claiming is two writes, each safe to die after: the record is marked `claimed-by` the pod (an
 // update with the record's resourceVersion, so two pods never get one VM), then the pod's PeerPod is
-// created naming the VM; only after that the record goes, without its VM.
+// created naming the VM (after the pod's Running status); only after that the record
+// goes, without its VM. A claim whose pod left before its PeerPod was written takes its VM along.
 import type { KubeObject } from '../../runtime/index.ts';
 import { generateInstanceName } from '../providers/index.ts';
 import type { PeerPod } from './peerpod.ts';

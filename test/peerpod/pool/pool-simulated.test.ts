@@ -15,6 +15,7 @@ import {
   PeerPods,
 } from '../../../src/peerpod/api/index.ts';
 import type { PeerPod, PeerPodConfig } from '../../../src/peerpod/api/index.ts';
+import { POOL_RECORD_TAG } from '../../../src/peerpod/adaptor/pool/records.ts';
 import { SimulatedProvider } from '../../../src/peerpod/providers/index.ts';
 import type { SimulatedChange } from '../../../src/peerpod/providers/index.ts';
 import { setupPeerPodController } from '../../../src/peerpod/controllers/index.ts';
@@ -44,7 +45,7 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
   let controller: { manager: Manager; running: Promise<void>; client: KubeClient } | undefined;
   let sweepOnce: () => Promise<Array<{ deleted: string[] }>>;
   const deleted: string[] = [];
-  let crashAt: { step: 'marked' | 'recorded'; pod: string } | undefined;
+  let crashAt: { step: 'marked' | 'running' | 'recorded'; pod: string } | undefined;
   let crashed: Promise<void> | undefined;
 
   before(async () => {
@@ -59,17 +60,25 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
     await advertise(env, 'node-2', 4);
     // A test crash: the hook stops the node's adaptor (as a SIGKILL would, mid-reconcile) and never returns.
     const crash =
-      (step: 'marked' | 'recorded') =>
+      (step: 'marked' | 'running' | 'recorded') =>
       async (pod: KubeObject, _obj: KubeObject, signal: AbortSignal): Promise<void> => {
         if (crashAt?.step !== step || crashAt.pod !== pod.metadata.name) return;
         crashAt = undefined;
+        crashed = undefined;
+        // 'running': the pod's status is written before its PeerPod; die once it is seen.
+        if (step === 'running')
+          await eventually(async () => isReady(await getPod(env, pod)), { what: 'Running first' });
         const a = node1 ?? adaptors;
         crashed = a.byNode.get('node-1')?.stop();
         await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('crashed'))));
       };
     opts = {
       provider: cloud,
-      hooks: { afterSpareClaimed: crash('marked'), afterClaimRecorded: crash('recorded') },
+      hooks: {
+        afterSpareClaimed: crash('marked'),
+        beforeClaimRecorded: crash('running'),
+        afterClaimRecorded: crash('recorded'),
+      },
       // The crash hook holds its reconcile until the stop aborts it.
       manager: { server: false, handleSignals: false, gracefulShutdownTimeoutMs: 200 },
     };
@@ -109,8 +118,12 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
     await env?.stop();
   });
 
-  /** Every VM is named by at most one live record, and every VM the cloud holds by one. */
+  /**
+   * Every VM is named by at most one live record, and every VM the cloud holds by one (a spare being
+   * made is named by its record's UID tag until its ID is written).
+   */
   async function assertEveryVmOwnedOnce(): Promise<void> {
+    const vms = cloud.snapshot();
     const list = await env.client.listAll<PeerPod>(PeerPods);
     const live = list.items.filter((pp) => !pp.metadata.deletionTimestamp && pp.spec?.instanceID);
     const byVm = new Map<string, string[]>();
@@ -123,8 +136,16 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
       ]);
     }
     for (const [vm, names] of byVm) assert.equal(names.length, 1, `VM ${vm} is named by ${names.join(', ')}`);
-    const named = new Set(byVm.keys());
-    for (const vm of cloud.snapshot()) assert.ok(named.has(vm.id), `VM ${vm.id} is named by no record`);
+    // Coverage counts records being deleted too: their VM goes before they do.
+    const named = new Set(list.items.map((pp) => pp.spec?.instanceID).filter((id) => id));
+    const beingMade = new Set(list.items.filter((pp) => !pp.spec?.instanceID).map((pp) => pp.metadata.uid));
+    for (const vm of vms) {
+      const recordUid = vm.tags[POOL_RECORD_TAG];
+      assert.ok(
+        named.has(vm.id) || (recordUid !== undefined && beingMade.has(recordUid)),
+        `VM ${vm.id} is named by no record`,
+      );
+    }
   }
 
   it('fills each node to sizePerNode and reports it on the config status', async () => {
@@ -205,8 +226,14 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
     await eventually(async () => (await readySpares(env, 'node-2')).length === 2, { what: 'node-2 back to 2 spares' });
   });
 
-  async function restartNode1(): Promise<void> {
+  /** The armed crash has happened: what the test saw may land before the hook runs. */
+  async function crashDone(): Promise<void> {
+    await eventually(async () => crashAt === undefined && crashed !== undefined, { what: 'the adaptor crash' });
     await crashed;
+  }
+
+  async function restartNode1(): Promise<void> {
+    await crashDone();
     await node1?.stop().catch(() => undefined);
     node1 = await startAdaptors(env, opts, { nodes: ['node-1'], asUser: user });
   }
@@ -222,7 +249,7 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
         ),
       { what: 'a record claimed by crash-marked' },
     );
-    await crashed;
+    await crashDone();
     assert.equal((await peerPodsOf(env, pod)).length, 0, 'killed before the pod PeerPod');
     const now = idsOf(cloud.snapshot());
     for (const id of vmsBefore) assert.ok(now.includes(id), `VM ${id} survived the crash`);
@@ -241,7 +268,7 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
     crashAt = { step: 'recorded', pod: 'crash-recorded' };
     const pod = await createPod(env, { name: 'crash-recorded', nodeName: 'node-1' });
     const pp = await eventually(async () => (await peerPodsOf(env, pod))[0], { what: 'the pod PeerPod' });
-    await crashed;
+    await crashDone();
     const from = pp.metadata.annotations?.[POOL_CLAIMED_FROM_ANNOTATION];
     assert.ok(
       (await poolRecords(env)).some((r) => r.metadata.name === from),
@@ -257,8 +284,32 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
     await assertEveryVmOwnedOnce();
   });
 
-  it('hands a spare back when its claimant is deleted before its PeerPod was written', async () => {
-    crashAt = { step: 'marked', pod: 'crash-gone' };
+  it('finishes a claim killed after the pod was reported Running, before its PeerPod: same VM, nothing lost', async () => {
+    crashAt = { step: 'running', pod: 'crash-running' };
+    const pod = await createPod(env, { name: 'crash-running', nodeName: 'node-1' });
+    const marked = await eventually(
+      async () =>
+        (await poolRecords(env, 'node-1')).find((r) =>
+          r.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION]?.endsWith(`/${pod.metadata.uid}`),
+        ),
+      { what: 'a record claimed by crash-running' },
+    );
+    await crashDone();
+    assert.ok(isReady(await getPod(env, pod)), 'the pod reports Running');
+    assert.equal((await peerPodsOf(env, pod)).length, 0, 'killed before the pod PeerPod');
+    await restartNode1();
+    const pp = await eventually(async () => (await peerPodsOf(env, pod))[0], { what: 'the pod PeerPod' });
+    assert.equal(pp.spec?.instanceID, marked.spec?.instanceID, 'the pod kept the VM it runs in');
+    await eventually(async () => !(await poolRecords(env)).some((r) => r.metadata.name === marked.metadata.name), {
+      what: 'the claimed record to leave',
+    });
+    assert.ok(isReady(await getPod(env, pod)), 'still Running');
+    assert.ok(!deleted.includes(marked.spec?.instanceID as string), 'the VM was never deleted');
+    await assertEveryVmOwnedOnce();
+  });
+
+  it('retires a claimed spare with its VM when its claimant is deleted before its PeerPod: never handed on', async () => {
+    crashAt = { step: 'running', pod: 'crash-gone' };
     const pod = await createPod(env, { name: 'crash-gone', nodeName: 'node-1' });
     const marked = await eventually(
       async () =>
@@ -267,15 +318,17 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
         ),
       { what: 'a record claimed by crash-gone' },
     );
-    await crashed;
+    await crashDone();
+    const vm = marked.spec?.instanceID as string;
     await env.client.delete(Pods, 'crash-gone', 'default', { gracePeriodSeconds: 0 });
     await eventually(async () => !(await getPod(env, pod)), { what: 'crash-gone deleted' });
     await restartNode1();
-    await eventually(
-      async () => (await readySpares(env, 'node-1')).some((r) => r.metadata.name === marked.metadata.name),
-      { what: 'the record back in the pool, unclaimed' },
-    );
-    assert.ok(!deleted.includes(marked.spec?.instanceID as string), 'its VM was kept');
+    await eventually(async () => deleted.includes(vm), { what: 'the VM crash-gone ran in deleted' });
+    await eventually(async () => !(await poolRecords(env)).some((r) => r.metadata.name === marked.metadata.name), {
+      what: 'its record gone',
+    });
+    await eventually(async () => (await readySpares(env, 'node-1')).length === 2, { what: 'node-1 refilled' });
+    assert.ok(!idsOf(await readySpares(env, 'node-1')).includes(vm), 'no spare names that VM');
     await assertEveryVmOwnedOnce();
   });
 

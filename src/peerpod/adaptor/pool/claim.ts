@@ -2,13 +2,16 @@
 // after (api/pool.ts):
 //   1. claim: the pool record is updated with `peerpods.io/pool-claimed-by` under its
 //      resourceVersion, so of two pods racing for one spare exactly one wins (the other gets 409
-//      Conflict and tries the next spare, or goes cold);
+//      Conflict and tries the next spare, or goes cold). From here the record holds the VM for the pod;
 //   2. the pod's PeerPod is created naming the spare's VM (and the record it came from): from here
-//      on the VM is the pod's, deleted with the pod like any other;
+//      on the VM is the pod's, deleted with the pod like any other. Written after the pod's Running
+//      status (start-vm.ts), off its way up, so a warm start costs one PeerPod write (step 1) on top
+//      of what any pod start costs;
 //   3. the record goes without its VM (finalizer removed first, then deleted), after the pod is
 //      reported Running: it is off the pod's way up.
-// A restarted adaptor resumes a claim from the record (claimed by this pod) at step 2; the pool
-// reconcile finishes step 3, and hands a record back when its claimant disappeared before step 2.
+// A restarted adaptor resumes a claim from the record (claimed by this pod) at step 2. A claim whose
+// claimant is gone before step 2 is retired with its VM (pool/reconciler.ts): the pod may have been
+// reported Running in it, so the VM is never handed to another pod.
 import { isAlreadyExists, isConflict, isNotFound, removeFinalizer } from '../../../runtime/index.ts';
 import type { KubeObject, ReconcileContext } from '../../../runtime/index.ts';
 import {
@@ -33,6 +36,12 @@ export interface Claimed {
   vm: Instance;
 }
 
+/** Step 1 done: the record claimed by the pod, whose PeerPod is still to be written (recordClaim). */
+export interface ClaimedSpare {
+  record: PeerPod;
+  vm: Instance;
+}
+
 function claimValue(pod: KubeObject): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid}`;
 }
@@ -53,8 +62,9 @@ function candidates(d: AdaptorDeps, provider: string, size: VmSize): PeerPod[] {
 }
 
 /**
- * The pod's PeerPod naming a spare VM, or undefined when no spare fits (the caller goes cold). Only
- * for a pod with no PeerPod yet; a pod with a custom image never fits (spares boot the default one).
+ * Step 1: a spare this pod now holds, or undefined when no spare fits (the caller goes cold). A record
+ * this pod claimed before (a restart between steps 1 and 2) is taken up again. Only for a pod with no
+ * PeerPod yet; a pod with a custom image never fits (spares boot the default one).
  */
 export async function claimSpare(
   d: AdaptorDeps,
@@ -62,7 +72,7 @@ export async function claimSpare(
   size: VmSize,
   provider: string,
   ctx: ReconcileContext,
-): Promise<Claimed | undefined> {
+): Promise<ClaimedSpare | undefined> {
   const mine = claimValue(pod);
   let record = poolRecordsOn(d).find((pp) => pp.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION] === mine);
   if (!record && !size.image && d.poolHealth?.checkedAt) {
@@ -73,8 +83,20 @@ export async function claimSpare(
   }
   if (!record) return undefined;
   await d.opts.hooks.afterSpareClaimed?.(pod, record, ctx.signal);
+  return { record, vm: recordedInstance(record) };
+}
+
+/** Step 2: the pod's PeerPod names the claimed VM. */
+export async function recordClaim(
+  d: AdaptorDeps,
+  pod: KubeObject,
+  spare: ClaimedSpare,
+  provider: string,
+  ctx: ReconcileContext,
+): Promise<PeerPod> {
+  const { record } = spare;
+  await d.opts.hooks.beforeClaimRecorded?.(pod, record, ctx.signal);
   const peerPod = await createClaimedPeerPod(d, pod, record, provider, ctx);
-  await d.opts.hooks.afterClaimRecorded?.(pod, peerPod, ctx.signal);
   d.events.normal(
     pod,
     'VMClaimed',
@@ -84,7 +106,7 @@ export async function claimSpare(
     { pod: podRef(pod), record: record.metadata.name, instanceID: record.spec?.instanceID },
     'spare VM claimed',
   );
-  return { peerPod, vm: recordedInstance(record) };
+  return peerPod;
 }
 
 /** Attempts at one spare: a refusal may only mean someone else wrote it (the PeerPod controller's status). */
@@ -98,14 +120,23 @@ async function markClaimed(
 ): Promise<PeerPod | undefined> {
   let cur = spare;
   for (let attempt = 1; ; attempt++) {
-    const want: PeerPod = {
-      ...cur,
-      metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, [POOL_CLAIMED_BY_ANNOTATION]: claim } },
+    // A merge patch carrying the resourceVersion it read: a record changed since (claimed, retired)
+    // is refused with 409, as an update would be, for a fraction of an update's body.
+    const patch = {
+      metadata: { resourceVersion: cur.metadata.resourceVersion, annotations: { [POOL_CLAIMED_BY_ANNOTATION]: claim } },
     };
     try {
-      // An update carries the resourceVersion it read: a record changed since (claimed, retired) is refused.
       // Not waited for in the cache: a reconcile that still sees the record unclaimed meets the same refusal.
-      return await d.client.update<PeerPod>(PeerPods, want, { signal: ctx.signal });
+      return await d.client.patch<PeerPod>(
+        PeerPods,
+        cur.metadata.name as string,
+        cur.metadata.namespace,
+        patch,
+        'merge',
+        {
+          signal: ctx.signal,
+        },
+      );
     } catch (err) {
       if (isNotFound(err)) return undefined;
       if (!isConflict(err) || attempt >= CLAIM_ATTEMPTS) {

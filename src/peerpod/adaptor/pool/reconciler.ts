@@ -2,7 +2,7 @@
 // the API (the pool records, the pods on the node, the node's capacity) and, now and then, the
 // provider (are the spares' VMs still there?):
 //   1. claims: a record whose claimant's PeerPod names its VM leaves (without the VM); a record whose
-//      claimant is gone before that is handed back to the pool;
+//      claimant is gone before that is retired with its VM (the pod may have run in it);
 //   2. records being deleted (the config went, the garbage collector deleted them) have their VMs
 //      deleted and their finalizer released;
 //   3. spares whose VM vanished, that outlived maxAge, of a size no longer asked for, or beyond the
@@ -11,17 +11,9 @@
 //      what the pods leave of the capacity and by maxConcurrentCreates records still being made;
 //   5. the VMs of records being made are created (adopted by name after a crash) and recorded;
 //   6. the config's `status.pool.nodes[<node>]` says what is wanted and what is ready.
-import { isConflict, isNotFound, waitForCache } from '../../../runtime/index.ts';
+import { isNotFound, waitForCache } from '../../../runtime/index.ts';
 import type { ReconcileContext, ReconcileFunc, ReconcileResult, Request } from '../../../runtime/index.ts';
-import {
-  POOL_CLAIMED_BY_ANNOTATION,
-  POOL_LABEL,
-  PeerPodAnnotations,
-  PeerPodConfigs,
-  PeerPods,
-  poolClaimOf,
-  poolSizeKey,
-} from '../../api/index.ts';
+import { POOL_LABEL, PeerPodAnnotations, PeerPodConfigs, PeerPods, poolClaimOf, poolSizeKey } from '../../api/index.ts';
 import type { PeerPod, PeerPodConfig, PoolNodeStatus, PoolSize } from '../../api/index.ts';
 import { CLUSTER_UID_TAG, ProviderUnavailableError } from '../../providers/index.ts';
 import type { CloudProvider } from '../../providers/index.ts';
@@ -33,15 +25,7 @@ import { peerPodsOf } from '../peerpod-record.ts';
 import { finishClaim } from './claim.ts';
 import { nodeCapacity, nodePlan, poolConfigFor, sparesAllowed } from './plan.ts';
 import type { NodePoolPlan } from './plan.ts';
-import {
-  POOL_RECORD_TAG,
-  POOL_TAG,
-  newPoolRecord,
-  poolRecordsOn,
-  recordSize,
-  retireSpare,
-  spareVmTags,
-} from './records.ts';
+import { POOL_TAG, newPoolRecord, poolRecordsOn, recordSize, retireSpare, spareVmTags } from './records.ts';
 import { peerPodsOnNode, withRoomLock } from './room.ts';
 
 /** How often the spares' VMs are listed to find ones that died. */
@@ -50,6 +34,8 @@ const HEALTH_CHECK_MS = 30_000;
 const HEALTH_GRACE_MS = 10_000;
 /** A claim in progress is looked at again after this long. */
 const CLAIM_RECHECK_MS = 2_000;
+/** While a warm start is under way on the node, the pool's pass waits this long and looks again. */
+const WARM_START_YIELD_MS = 25;
 
 export interface PoolState {
   configs: {
@@ -60,6 +46,9 @@ export interface PoolState {
 
 export function poolReconciler(d: AdaptorDeps, state: PoolState): ReconcileFunc {
   return async (req, ctx) => {
+    // A claim wakes this pass (its record changed) while the pod it serves is on its way up: the
+    // refill's writes would queue in front of the pod's on the adaptor and the API server.
+    if ((d.warmStarts?.count ?? 0) > 0) return { requeueAfter: WARM_START_YIELD_MS };
     try {
       return await d.providers.use((cloud, provider) => reconcilePool(d, state, cloud, provider, req, ctx));
     } catch (err) {
@@ -135,8 +124,10 @@ function unclaimedLive(d: AdaptorDeps, cfgName: string): PeerPod[] {
 }
 
 /**
- * A claimed record: done when the claimant's PeerPod names the VM (the record leaves); handed back
- * when the claimant is gone, or has a PeerPod naming something else. True when settled.
+ * A claimed record: done when the claimant's PeerPod names the VM (the record leaves). When the
+ * claimant is gone, or has a PeerPod naming another VM, the record is retired with its VM: the pod
+ * may have been reported Running in it (its status is written before its PeerPod), and a VM
+ * a pod ran in is never handed to another. True when settled.
  */
 async function settleClaim(d: AdaptorDeps, cloud: CloudProvider, r: PeerPod, ctx: ReconcileContext): Promise<boolean> {
   const claim = poolClaimOf(r);
@@ -155,31 +146,8 @@ async function settleClaim(d: AdaptorDeps, cloud: CloudProvider, r: PeerPod, ctx
   }
   const claimantAlive = pod?.metadata.uid === claim.uid && !pod.metadata.deletionTimestamp;
   if (claimantAlive && owned.length === 0) return false; // the pod's reconcile is between steps 1 and 2
-  const annotations = { ...r.metadata.annotations };
-  delete annotations[POOL_CLAIMED_BY_ANNOTATION];
-  try {
-    // The claimant may have had the VM, and deleted it with itself, before its PeerPod left the cache.
-    const tags = { [CLUSTER_UID_TAG]: await d.clusterUid(ctx.signal), [POOL_RECORD_TAG]: r.metadata.uid as string };
-    const alive = (await cloud.listInstances(tags)).some((vm) => vm.id === r.spec?.instanceID);
-    const written = await d.client.update<PeerPod>(
-      PeerPods,
-      { ...r, metadata: { ...r.metadata, annotations } },
-      {
-        signal: ctx.signal,
-      },
-    );
-    await waitForCache(d.peerPods, written);
-    if (!alive) {
-      await retireSpare(d, cloud, written, 'its claimant left and its VM is gone', ctx);
-      return true;
-    }
-    ctx.log.info(
-      { record: r.metadata.name, claimant: `${claim.namespace}/${claim.name}` },
-      'claim abandoned; spare back in the pool',
-    );
-  } catch (err) {
-    if (!isConflict(err) && !isNotFound(err)) throw err;
-  }
+  const why = `its claimant ${claim.namespace}/${claim.name} left before its PeerPod named the VM`;
+  await retireSpare(d, cloud, r, why, ctx, { abandonedClaim: true });
   return true;
 }
 

@@ -109,7 +109,8 @@ export function spareVmTags(clusterUid: string, cfgName: string, record: KubeObj
  * Retires an unclaimed spare: the record is marked deleted first (its finalizer keeps it), then its
  * VM goes (by ID, or by the record's tag when the ID was never written), then the finalizer. Killed
  * at any point, the next pool reconcile — or the PeerPod controller, which holds the same finalizer
- * protocol — finishes it; nothing is left that no record leads to.
+ * protocol — finishes it; nothing is left that no record leads to. A claimed record is retired only
+ * when its claim was abandoned (`abandonedClaim`: the claimant left before its PeerPod named the VM).
  */
 export async function retireSpare(
   d: AdaptorDeps,
@@ -117,8 +118,9 @@ export async function retireSpare(
   pp: PeerPod,
   why: string,
   ctx: ReconcileContext,
+  opts: { abandonedClaim?: boolean } = {},
 ): Promise<void> {
-  if (poolClaimOf(pp)) return;
+  if (poolClaimOf(pp) && !opts.abandonedClaim) return;
   const name = pp.metadata.name as string;
   if (!pp.metadata.deletionTimestamp) {
     try {
