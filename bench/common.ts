@@ -170,14 +170,26 @@ export function workerMain<I, R>(fn: (input: I, onMessage: (h: (m: unknown) => v
 }
 
 /** Heap and RSS after a full GC (needs --expose-gc; without it, the numbers are as they are). */
-export function settledMemory(): { heapUsed: number; rss: number; external: number; arrayBuffers: number } {
+export function settledMemory(): {
+  heapUsed: number;
+  heapTotal: number;
+  rss: number;
+  external: number;
+  arrayBuffers: number;
+} {
   const g = (globalThis as { gc?: () => void }).gc;
   if (g) {
     g();
     g();
   }
   const m = process.memoryUsage();
-  return { heapUsed: m.heapUsed, rss: m.rss, external: m.external, arrayBuffers: m.arrayBuffers };
+  return {
+    heapUsed: m.heapUsed,
+    heapTotal: m.heapTotal,
+    rss: m.rss,
+    external: m.external,
+    arrayBuffers: m.arrayBuffers,
+  };
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -169,6 +169,14 @@ if (apiserver) {
     target: `≤ ${m.target}×`,
     status: status(m.rssRatio <= m.target),
   });
+  const y = apiserver.memorySmallYoung;
+  rows.push({
+    figure: `Server memory: ${y.count} stored ConfigMaps, node ${y.flag}`,
+    value: `RSS ${mib(y.rssAfterBytes)} (default ${mib(m.rssAfterBytes)}); +${mib(y.rssGrowthBytes)} = ${round(y.rssRatio, 2)}× JSON`,
+    reference: `seeded in ${round(y.seedSeconds, 1)} s (default ${round(m.seedSeconds, 1)} s)`,
+    target: '—',
+    status: '—',
+  });
 }
 if (runtime) {
   for (const p of runtime.peers) {

@@ -13,6 +13,10 @@ export interface MemoryResult {
   storedJsonBytes: number;
   heapGrowthBytes: number;
   rssGrowthBytes: number;
+  /** Pages V8 holds for the heap beyond what the objects use (young generation, free lists). */
+  heapTotalGrowthBytes: number;
+  rssBeforeBytes: number;
+  rssAfterBytes: number;
   heapRatio: number;
   rssRatio: number;
   seedSeconds: number;
@@ -38,6 +42,9 @@ workerMain<MemoryInput, MemoryResult>(async ({ count }) => {
     storedJsonBytes: bytes,
     heapGrowthBytes,
     rssGrowthBytes,
+    heapTotalGrowthBytes: after.heapTotal - before.heapTotal,
+    rssBeforeBytes: before.rss,
+    rssAfterBytes: after.rss,
     heapRatio: heapGrowthBytes / bytes,
     rssRatio: rssGrowthBytes / bytes,
     seedSeconds,
