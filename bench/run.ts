@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|pool|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|pool|fleet|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -12,6 +12,8 @@ import { runSchedulerBench } from './scheduler.ts';
 import { runPeerPodBench } from './peerpod.ts';
 import { runPeerPodE2eBench } from './peerpod-e2e.ts';
 import { runPoolBench } from './pool.ts';
+import { FLEET_MEMORY_TARGET, FLEET_SYNC_TARGET_SECONDS, runFleetBench } from './fleet.ts';
+import type { FleetResults } from './fleet.ts';
 import { DEPLOY_TARGET_SECONDS, runProcessPodsBench } from './process-pods.ts';
 import type { ProcessPodResults } from './process-pods.ts';
 import { START_TARGET_SECONDS, runStartBench } from './start.ts';
@@ -35,6 +37,7 @@ const PARTS = [
   'peerpod',
   'peerpod-e2e',
   'pool',
+  'fleet',
   'process-pods',
   'start',
   'fault-campaign',
@@ -72,6 +75,7 @@ let faultCampaign: FaultCampaignResults | undefined;
 let storage: StorageResults | undefined;
 let adaptorUpgrade: AdaptorUpgradeResults | undefined;
 let cliStartup: CliStartupResults | undefined;
+let fleet: FleetResults | undefined;
 const wants = (part: string): boolean => only === undefined || only === part;
 if (wants('apiserver')) apiserver = await runApiserver(log);
 if (wants('runtime')) runtime = await runRuntime(log);
@@ -92,6 +96,12 @@ if (wants('pool')) {
     'pool: pod created → Running, one at a time, cold then from a warm pool (simulated with a 2 s create delay, then qemu)',
   );
   pool = await runPoolBench();
+}
+if (wants('fleet')) {
+  log(
+    'fleet: the PeerPod controller and the kvm-operator with ~10,000 objects in their caches, first start and restart',
+  );
+  fleet = await runFleetBench(log);
 }
 if (wants('process-pods')) {
   log('process-pods: cluster start + deploy, then the operator as a process pod vs started by hand');
@@ -243,6 +253,32 @@ for (const p of ['sim', 'qemu'] as const) {
     target: '≤ reference',
     status: status(warm <= ref),
   });
+}
+if (fleet) {
+  for (const f of [fleet.peerpod, fleet.kvm]) {
+    for (const [what, r] of [
+      ['first start', f.firstStart],
+      ['restart', f.restart],
+    ] as const) {
+      const restart = what === 'restart';
+      rows.push({
+        figure: `fleet: ${f.operator}, ${f.seeded}, ${what}: caches synced`,
+        value: `${round(r.syncSeconds, 2)} s (queues idle after ${round(r.drainSeconds, 2)} s)`,
+        reference: `${r.objects} objects cached: ${Object.entries(r.cached)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')}; paged LIST over HTTPS + watch start`,
+        target: restart ? `< ${FLEET_SYNC_TARGET_SECONDS} s` : '—',
+        status: restart ? status(f.syncMet) : '—',
+      });
+      rows.push({
+        figure: `fleet: ${f.operator}, ${f.seeded}, ${what}: heap once idle`,
+        value: `${round(r.heapBytesPerObject)} B/object = ${round(r.ratioToCachedJson, 2)}× JSON`,
+        reference: `${round(r.jsonBytesPerObject)} B of JSON per cached object (without managedFields)`,
+        target: restart ? `≤ ${FLEET_MEMORY_TARGET}×` : '—',
+        status: restart ? status(f.memoryMet) : '—',
+      });
+    }
+  }
 }
 if (peerpod) {
   rows.push({
@@ -453,6 +489,7 @@ const results = {
   faultCampaign,
   adaptorUpgrade,
   cliStartup,
+  fleet,
   table: rows,
 };
 const outDir = join(BENCH_DIR, 'results');
