@@ -53,7 +53,11 @@ async function twice(
   const run = async (what: string): Promise<OperatorCacheResult> => {
     log(`fleet: ${operator}, ${what} (child process, --expose-gc)`);
     const r = await runWorker<OperatorCacheResult>('operator-cache.ts', input, {
-      nodeFlags: ['--expose-gc'],
+      // FLEET_CPU_PROF=<dir>: a CPU profile of each operator run, to find where its time goes.
+      nodeFlags: [
+        '--expose-gc',
+        ...(process.env.FLEET_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FLEET_CPU_PROF}`] : []),
+      ],
       timeoutMs: 900_000,
     });
     log(
