@@ -36,14 +36,14 @@ export function adaptorRbacRules(names: { configMap: string; secret: string }): 
 
 /**
  * The warm pool (pool/), in $PEERPODS_NAMESPACE: the PeerPodConfigs (its settings) and their
- * status (each node's pool line); the pool records live there, so claiming one (update under its
- * resourceVersion) and retiring one (delete) need no cluster-wide verb.
+ * status (each node's pool line); the pool records live there, so retiring one (delete) needs no
+ * cluster-wide verb (claiming one is a patch under its resourceVersion, which the ClusterRole grants).
  */
 function poolRules(): PolicyRule[] {
   return [
     { apiGroups: [GROUP], resources: ['peerpodconfigs'], verbs: ['list', 'watch'] },
     { apiGroups: [GROUP], resources: ['peerpodconfigs/status'], verbs: ['patch'] },
-    { apiGroups: [GROUP], resources: ['peerpods'], verbs: ['update', 'delete'] },
+    { apiGroups: [GROUP], resources: ['peerpods'], verbs: ['delete'] },
   ];
 }
 

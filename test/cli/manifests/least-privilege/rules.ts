@@ -132,7 +132,7 @@ const NEEDS: Record<string, Record<string, Probe>> = {
     // the warm pool (its Role in the operators' namespace): the config, its status, claiming and retiring spares
     peerpodconfigs: poolProbes.poolSpareClaimed,
     'peerpodconfigs/status': poolProbes.poolSpareClaimed,
-    'peerpods+update,delete': poolProbes.poolSpareClaimed,
+    'peerpods+delete': poolProbes.poolSpareClaimed,
   },
   'kvm-operator': {
     kvmconfigs: probes.kvmClusterCreated,
