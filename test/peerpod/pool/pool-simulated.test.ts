@@ -226,6 +226,17 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
     await eventually(async () => (await readySpares(env, 'node-2')).length === 2, { what: 'node-2 back to 2 spares' });
   });
 
+  /** The pool record on node-1 the pod has claimed, once it has. */
+  function recordClaimedBy(pod: KubeObject): Promise<PeerPod> {
+    return eventually(
+      async () =>
+        (await poolRecords(env, 'node-1')).find((r) =>
+          r.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION]?.endsWith(`/${pod.metadata.uid}`),
+        ),
+      { what: `a record claimed by ${pod.metadata.name}` },
+    );
+  }
+
   /** The armed crash has happened: what the test saw may land before the hook runs. */
   async function crashDone(): Promise<void> {
     await eventually(async () => crashAt === undefined && crashed !== undefined, { what: 'the adaptor crash' });
@@ -242,13 +253,7 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
     crashAt = { step: 'marked', pod: 'crash-marked' };
     const vmsBefore = idsOf(cloud.snapshot());
     const pod = await createPod(env, { name: 'crash-marked', nodeName: 'node-1' });
-    const marked = await eventually(
-      async () =>
-        (await poolRecords(env, 'node-1')).find((r) =>
-          r.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION]?.endsWith(`/${pod.metadata.uid}`),
-        ),
-      { what: 'a record claimed by crash-marked' },
-    );
+    const marked = await recordClaimedBy(pod);
     await crashDone();
     assert.equal((await peerPodsOf(env, pod)).length, 0, 'killed before the pod PeerPod');
     const now = idsOf(cloud.snapshot());
@@ -287,13 +292,7 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
   it('finishes a claim killed after the pod was reported Running, before its PeerPod: same VM, nothing lost', async () => {
     crashAt = { step: 'running', pod: 'crash-running' };
     const pod = await createPod(env, { name: 'crash-running', nodeName: 'node-1' });
-    const marked = await eventually(
-      async () =>
-        (await poolRecords(env, 'node-1')).find((r) =>
-          r.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION]?.endsWith(`/${pod.metadata.uid}`),
-        ),
-      { what: 'a record claimed by crash-running' },
-    );
+    const marked = await recordClaimedBy(pod);
     await crashDone();
     assert.ok(isReady(await getPod(env, pod)), 'the pod reports Running');
     assert.equal((await peerPodsOf(env, pod)).length, 0, 'killed before the pod PeerPod');
@@ -311,13 +310,7 @@ describe('warm VM pool (simulated cloud, two nodes)', { timeout: 240_000 }, () =
   it('retires a claimed spare with its VM when its claimant is deleted before its PeerPod: never handed on', async () => {
     crashAt = { step: 'running', pod: 'crash-gone' };
     const pod = await createPod(env, { name: 'crash-gone', nodeName: 'node-1' });
-    const marked = await eventually(
-      async () =>
-        (await poolRecords(env, 'node-1')).find((r) =>
-          r.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION]?.endsWith(`/${pod.metadata.uid}`),
-        ),
-      { what: 'a record claimed by crash-gone' },
-    );
+    const marked = await recordClaimedBy(pod);
     await crashDone();
     const vm = marked.spec?.instanceID as string;
     await env.client.delete(Pods, 'crash-gone', 'default', { gracePeriodSeconds: 0 });
