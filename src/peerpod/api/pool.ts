@@ -8,10 +8,10 @@
 // PeerPodConfig (deleting the config lets the garbage collector delete the records, and the
 // finalizer makes the VMs go with them). The record is written before the VM, which is named after
 // the record (`podvm-<record>-<uid[:8]>`), so the orphan sweep can tell a spare being made.
-// Claiming is two writes, each safe to die after: the record is marked `claimed-by` the pod (an
-// update with the record's resourceVersion, so two pods never get one VM), then the pod's PeerPod is
-// created naming the VM (after the pod's Running status); only after that the record
-// goes, without its VM. A claim whose pod left before its PeerPod was written takes its VM along.
+// Claiming is two writes, each safe to die after: the record is marked `claimed-by` the pod (a
+// write carrying the record's resourceVersion, so two pods never get one VM), then the pod's PeerPod
+// is created naming the VM (after the pod's Running status); only after that the record goes,
+// without its VM. A claim whose pod left before its PeerPod was written takes its VM along.
 import type { KubeObject } from '../../runtime/index.ts';
 import { generateInstanceName } from '../providers/index.ts';
 import type { PeerPod } from './peerpod.ts';

@@ -1,6 +1,6 @@
 // A peer pod taking a warm spare instead of waiting for a new VM. Three writes, each safe to die
 // after (api/pool.ts):
-//   1. claim: the pool record is updated with `peerpods.io/pool-claimed-by` under its
+//   1. claim: the pool record gets `peerpods.io/pool-claimed-by` by a merge patch carrying its
 //      resourceVersion, so of two pods racing for one spare exactly one wins (the other gets 409
 //      Conflict and tries the next spare, or goes cold). From here the record holds the VM for the pod;
 //   2. the pod's PeerPod is created naming the spare's VM (and the record it came from): from here
