@@ -11,6 +11,7 @@
 // idle per cached object against that object's JSON. Targets (on the restart): sync < 5 s; heap ≤ 2×
 // the cached JSON.
 import { startControlPlane } from '../src/kube/index.ts';
+import { DEFAULT_NODE_CONFIG } from '../src/kube/controllers/nodes/node-object.ts';
 import { internalContext } from '../src/kube/registry/context.ts';
 import { KubeClient, installCrds, silentLogger } from '../src/runtime/index.ts';
 import type { KubeObject } from '../src/runtime/index.ts';
@@ -133,14 +134,8 @@ async function kvmFleet(log: (s: string) => void): Promise<FleetRun> {
   const cp = await startControlPlane({
     nodes,
     simulatedNodes: {
-      capacity: {
-        cpu: '256',
-        memory: '2Ti',
-        pods: '110',
-        'ephemeral-storage': '10Ti',
-        'hugepages-1Gi': '0',
-        'hugepages-2Mi': '0',
-      },
+      // 100 node pods of 2 CPUs and 4 GB each fit in the default pod count (110).
+      capacity: { ...DEFAULT_NODE_CONFIG.capacity, cpu: '256', memory: '2Ti', 'ephemeral-storage': '10Ti' },
     },
   });
   try {
