@@ -51,6 +51,8 @@ export class TaintEvictionController {
   private readonly scheduled = new Map<string, Scheduled>();
   /** NoExecute taints per node as last seen, so that heartbeats do not rescan its pods. */
   private readonly nodeTaints = new Map<string, string>();
+  /** Nodes with a NoExecute taint now: while there are none, pod writes need no parse at all. */
+  private readonly tainted = new Set<string>();
   private readonly watchers: Watcher[] = [];
   private readonly events: EventRecorder;
   private readonly podsDef: ResourceDef;
@@ -67,6 +69,11 @@ export class TaintEvictionController {
 
   start(): void {
     const rev = this.storage.currentRevision();
+    for (const n of this.storage.list(NODES)) {
+      const taints = JSON.stringify(noExecuteTaints(n.json));
+      this.nodeTaints.set(n.key.slice(NODES.length), taints);
+      if (taints !== '[]') this.tainted.add(n.key.slice(NODES.length));
+    }
     for (const p of this.storage.list(PODS)) this.processPod(p.key, p.json);
     this.watchers.push(this.storage.watch(NODES, rev, (c) => this.onNode(c)));
     this.watchers.push(this.storage.watch(PODS, rev, (c) => this.onPod(c)));
@@ -85,6 +92,8 @@ export class TaintEvictionController {
     if ((this.nodeTaints.get(name) ?? '[]') === taints) return;
     if (c.type === 'DELETED') this.nodeTaints.delete(name);
     else this.nodeTaints.set(name, taints);
+    if (taints && taints !== '[]') this.tainted.add(name);
+    else this.tainted.delete(name);
     const bound = `"nodeName":"${name}"`;
     for (const p of this.storage.list(PODS)) if (p.json.includes(bound)) this.processPod(p.key, p.json);
   }
@@ -96,6 +105,7 @@ export class TaintEvictionController {
 
   private processPod(key: string, json: string): void {
     if (this.stopped) return;
+    if (this.tainted.size === 0 && !this.scheduled.has(key)) return;
     const pod = JSON.parse(json) as JsonObject;
     const spec = (pod.spec ?? {}) as { nodeName?: string; tolerations?: TolerationWithSeconds[] };
     if (!spec.nodeName || (pod.metadata as ObjectMeta).deletionTimestamp) return this.cancel(key);
@@ -158,6 +168,7 @@ export class TaintEvictionController {
 }
 
 function noExecuteTaints(nodeJson: string): Taint[] {
+  if (!nodeJson.includes('"NoExecute"')) return [];
   const spec = ((JSON.parse(nodeJson) as JsonObject).spec ?? {}) as { taints?: Taint[] };
   return (spec.taints ?? [])
     .filter((t) => t.effect === 'NoExecute')

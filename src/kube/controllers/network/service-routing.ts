@@ -3,7 +3,7 @@
 // every Service whose selector picks it before or after the change.
 import type { Change, Storage } from '../../storage/storage.ts';
 import type { WorkLoop } from '../work-loop.ts';
-import { labelsOf, parseObject, type WorkloadObject } from '../workloads/common.ts';
+import { labelsOf, parseObject, parsedChange, type WorkloadObject } from '../workloads/common.ts';
 import { managedSelector, POD_PREFIX, SERVICE_PREFIX } from './service-pods.ts';
 import type { TriggerTimeTracker } from './trigger-time.ts';
 
@@ -31,17 +31,24 @@ export class ServiceRouting {
     }
     if (!c.key.startsWith(POD_PREFIX)) return false;
     const ns = c.key.slice(POD_PREFIX.length).split('/')[0];
-    const pods = [parseObject(c.json), c.type === 'DELETED' ? undefined : parseObject(c.prevJson)];
-    for (const key of this.servicesSelecting(ns, pods)) this.loop.add(key);
+    const services = this.storage.list(`${SERVICE_PREFIX}${ns}/`);
+    // Most pod writes are in namespaces without Services: nothing to parse then.
+    if (services.length === 0) return true;
+    const { prev, next } = parsedChange(c);
+    for (const key of this.servicesSelecting(ns, services, [prev, next])) this.loop.add(key);
     return true;
   }
 
   /** The Services of a namespace whose selector picks one of `pods`. */
-  private servicesSelecting(namespace: string, pods: Array<WorkloadObject | undefined>): string[] {
+  private servicesSelecting(
+    namespace: string,
+    services: Array<{ json: string }>,
+    pods: Array<WorkloadObject | undefined>,
+  ): string[] {
     const keys: string[] = [];
     const labelSets = pods.filter((p): p is WorkloadObject => p !== undefined).map(labelsOf);
     if (labelSets.length === 0) return keys;
-    for (const s of this.storage.list(`${SERVICE_PREFIX}${namespace}/`)) {
+    for (const s of services) {
       const svc = parseObject(s.json);
       const selector = svc && managedSelector(svc);
       if (selector && labelSets.some((l) => selector.matches(l))) keys.push(`${namespace}/${svc.metadata.name}`);

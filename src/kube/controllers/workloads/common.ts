@@ -9,7 +9,7 @@ import { compileSelector } from '../../builtins/selector.ts';
 import type { RequestContext } from '../../registry/context.ts';
 import type { ResourceDef } from '../../registry/resource.ts';
 import type { ObjectStore, PropagationPolicy } from '../../registry/store/index.ts';
-import type { Storage } from '../../storage/storage.ts';
+import type { Change, Storage } from '../../storage/storage.ts';
 import type { WorkLoop } from '../work-loop.ts';
 import { isObject } from '../../../apimachinery/json/index.ts';
 
@@ -36,6 +36,23 @@ export function parseObject(json: string | undefined): WorkloadObject | undefine
   if (!isObject(o.spec)) o.spec = {};
   if (!isObject(o.status)) o.status = {};
   return o as WorkloadObject;
+}
+
+/**
+ * The object before and after a change, parsed once for every built-in controller that only reads
+ * them: storage hands each watcher the same Change object, so a pod write is parsed once, not once
+ * per controller routing it. Callers must not modify what they get.
+ */
+const parsedChanges = new WeakMap<Change, { prev?: WorkloadObject; next?: WorkloadObject }>();
+
+export function parsedChange(c: Change): { prev?: WorkloadObject; next?: WorkloadObject } {
+  let parsed = parsedChanges.get(c);
+  if (!parsed) {
+    const deleted = c.type === 'DELETED';
+    parsed = { next: deleted ? undefined : parseObject(c.json), prev: parseObject(deleted ? c.json : c.prevJson) };
+    parsedChanges.set(c, parsed);
+  }
+  return parsed;
 }
 
 /** The parsable objects stored under `prefix` (of `namespace` when given). */

@@ -5,7 +5,7 @@
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import type { Change, Storage } from '../../storage/storage.ts';
 import type { WorkLoop } from '../work-loop.ts';
-import { controllerRef, labelsOf, nsAndName, parseObject, refersTo, selectorMatcher } from './common.ts';
+import { controllerRef, labelsOf, nsAndName, parseObject, parsedChange, refersTo, selectorMatcher } from './common.ts';
 import { deepEqual } from '../../../apimachinery/json/index.ts';
 
 /**
@@ -79,9 +79,7 @@ export class OwnerRouting {
   private observeOwned(c: Change, owned: OwnedKind): void {
     const { group, kind } = this.options;
     const ns = c.key.slice(owned.prefix.length).split('/')[0];
-    const deleted = c.type === 'DELETED';
-    const next = deleted ? undefined : parseObject(c.json);
-    const prev = parseObject(deleted ? c.json : c.prevJson);
+    const { prev, next } = parsedChange(c);
     for (const o of [prev, next]) {
       const ref = controllerRef(o?.metadata);
       if (ref && refersTo(ref, group, kind)) this.loop.add(`${ns}/${ref.name}`);
