@@ -13,8 +13,14 @@ export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 export interface SimulatedNodeConfig {
   /** Capacity (= allocatable) of each new node. */
   capacity: Record<string, string>;
-  /** Lease renewal and Ready heartbeat interval. Default 10 s, like the kubelet's lease. */
+  /** Lease renewal interval. Default 10 s, like the kubelet's lease. */
   heartbeatIntervalMs: number;
+  /**
+   * How often a node with nothing new to report still posts its status (a fresh lastHeartbeatTime
+   * on its conditions): kube's nodeStatusReportFrequency, 5 min. The Lease says the node is alive
+   * in between; a change (setReady, a restarted kubelet) is posted at once.
+   */
+  statusReportIntervalMs: number;
   /**
    * Simulated container shutdown on graceful deletion (capped by the pod's grace period). Pods
    * with a running preStop hook are not capped: they stay Running for their whole grace period.
@@ -35,6 +41,7 @@ export const DEFAULT_NODE_CONFIG: SimulatedNodeConfig = {
     'hugepages-2Mi': '0',
   },
   heartbeatIntervalMs: 10_000,
+  statusReportIntervalMs: 300_000,
   shutdownMs: 1000,
   leaseDurationSeconds: 40,
   crashLoopBackOff: DEFAULT_CRASH_LOOP_BACKOFF,

@@ -1,5 +1,6 @@
 // Simulated worker nodes: each is a Node object, a Lease in kube-node-lease renewed on every
-// heartbeat, a Ready heartbeat in its status, and a SimulatedKubelet running the pods bound to it.
+// heartbeat (10 s), its status posted when it changes and otherwise every 5 min (kube's
+// nodeStatusReportFrequency), and a SimulatedKubelet running the pods bound to it.
 //
 // The API is the source of truth, so the same node can be driven from code (add/remove/setReady)
 // or from any client: a Node created with the label peerpods.io/simulated=true is adopted (its
@@ -55,6 +56,8 @@ export class SimulatedNodes {
   private readonly stoppedKubelets = new Set<string>();
   private readonly readyIntent = new Map<string, boolean>();
   private readonly watchers: Watcher[] = [];
+  /** When each node last posted its status (ms); leases are renewed every beat, status less often. */
+  private readonly reportedAt = new Map<string, number>();
   private heartbeat?: NodeJS.Timeout;
   private readonly nodesDef: ResourceDef;
   private readonly podsDef: ResourceDef;
@@ -207,6 +210,7 @@ export class SimulatedNodes {
       this.kubelets.delete(name);
       this.stoppedKubelets.delete(name);
       this.readyIntent.delete(name);
+      this.reportedAt.delete(name);
       this.usedIndexes.delete(k.index);
       return;
     }
@@ -247,6 +251,7 @@ export class SimulatedNodes {
   }
 
   private async writeMissingStatus(name: string): Promise<void> {
+    this.reportedAt.set(name, Date.now());
     const k = this.kubelets.get(name);
     const index = k?.index ?? this.freeIndex(name);
     await this.store.updateWith(
@@ -295,7 +300,8 @@ export class SimulatedNodes {
       if (this.stoppedKubelets.has(name)) continue;
       try {
         await this.renewLease(name);
-        await this.refreshHeartbeat(name);
+        if (Date.now() - (this.reportedAt.get(name) ?? 0) >= this.config.statusReportIntervalMs)
+          await this.refreshHeartbeat(name);
       } catch (e) {
         console.error(`peerpods kubelet ${name}: heartbeat: ${(e as Error).message}`);
       }
@@ -328,6 +334,7 @@ export class SimulatedNodes {
 
   /** A kubelet starting again reports every condition it owns, replacing what others wrote. */
   private async postConditions(name: string): Promise<void> {
+    this.reportedAt.set(name, Date.now());
     const fresh = nodeConditions(this.readyIntent.get(name) ?? true);
     const types = new Set(fresh.map((c) => c.type));
     await this.store.updateWith(
@@ -348,6 +355,7 @@ export class SimulatedNodes {
 
   /** Bumps lastHeartbeatTime on every condition, keeping their status (set by setReady or a client). */
   private async refreshHeartbeat(name: string): Promise<void> {
+    this.reportedAt.set(name, Date.now());
     const now = formatTime(new Date());
     await this.store.updateWith(
       this.nodesDef,

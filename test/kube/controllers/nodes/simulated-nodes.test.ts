@@ -54,6 +54,15 @@ describe('simulated nodes', () => {
     });
   });
 
+  test('a node with nothing new posts no status between reports; its lease alone says it is alive', async () => {
+    const rv = (node('node-1').metadata as { resourceVersion: string }).resourceVersion;
+    const renewTime = (): string => String((lease('node-1')?.spec as JsonObject).renewTime);
+    const seen = new Set([renewTime()]);
+    // Three renewals at 300 ms; the status is reported every 5 min (kube's default).
+    await eventually(() => seen.add(renewTime()).size >= 4, { what: 'three lease renewals' });
+    assert.equal((node('node-1').metadata as { resourceVersion: string }).resourceVersion, rv);
+  });
+
   test('a pod runs: Running, Ready, IPs, container statuses; kubectl wait works', async () => {
     await createPod(cp, 'web', { containers: [{ name: 'app', image: 'nginx:1.27' }] });
     const r = await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Ready', 'pod/web', '--timeout=20s']);
