@@ -47,6 +47,37 @@ test('list returns one namespace in key order, and stays ordered across creates 
   assert.equal(s.count('/core/configmaps/'), 5);
 });
 
+test('keys kept sorted between lists: random creates and deletes interleaved with lists', () => {
+  const s = new MemoryStorage();
+  const live = new Set<string>();
+  let seed = 7;
+  const rand = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let step = 0; step < 2000; step++) {
+    const key = `/core/configmaps/ns${rand(3)}/c-${rand(200)}`;
+    const stored = s.get(key);
+    if (stored) {
+      s.delete(key, stored.revision);
+      live.delete(key);
+    } else {
+      s.create(key, cm(key.split('/').pop()!));
+      live.add(key);
+    }
+    if (step % 7 === 0) {
+      const ns = `/core/configmaps/ns${rand(3)}/`;
+      const want = [...live].filter((k) => k.startsWith(ns)).sort();
+      assert.deepEqual(
+        s.list(ns).map((i) => i.key),
+        want,
+        `step ${step}`,
+      );
+    }
+  }
+  assert.deepEqual(
+    s.list('/core/configmaps/').map((i) => i.key),
+    [...live].sort(),
+  );
+});
+
 test('writes stamp the revision; a stale expected revision is refused', () => {
   const s = new MemoryStorage();
   const a = s.create('/core/configmaps/d/a', cm('a'));
