@@ -211,24 +211,30 @@ function fitReasons(req: PodRequests, node: NodeInfo, usage: NodeUsage): string[
   const reasons: string[] = [];
   if (usage.pods + 1 > node.allowedPods) reasons.push(REASON_TOO_MANY_PODS);
   if (req.res.size === 0) return reasons;
-  const insufficient = (name: string, want: number): boolean =>
-    want > 0 && (node.allocatable.get(name) ?? 0) < want + (usage.requested.get(name) ?? 0);
   for (const name of FIXED_ORDER) {
     const want = req.res.get(name);
-    if (want !== undefined && insufficient(name, want)) reasons.push(`Insufficient ${name}`);
+    if (want !== undefined && insufficient(node, usage, name, want)) reasons.push(`Insufficient ${name}`);
   }
   for (const [name, want] of req.res) {
     if (FIXED_ORDER.includes(name)) continue;
-    if (insufficient(name, want)) reasons.push(`Insufficient ${name}`);
+    if (insufficient(node, usage, name, want)) reasons.push(`Insufficient ${name}`);
   }
   return reasons;
 }
 
+// Module-level rather than closures: these run for every node of every pod scheduled.
+function insufficient(node: NodeInfo, usage: NodeUsage, name: string, want: number): boolean {
+  return want > 0 && (node.allocatable.get(name) ?? 0) < want + (usage.requested.get(name) ?? 0);
+}
+
+function freeShare(alloc: number, used: number): number {
+  return alloc > 0 ? Math.max(0, alloc - used) / alloc : 0;
+}
+
 /** Least-allocated score over cpu and memory (with non-zero request defaults), 0..1. */
 export function scoreNode(req: PodRequests, node: NodeInfo, usage: NodeUsage): number {
-  const free = (alloc: number, used: number): number => (alloc > 0 ? Math.max(0, alloc - used) / alloc : 0);
-  const cpu = free(node.allocatable.get('cpu') ?? 0, usage.nzCpu + req.nzCpu);
-  const mem = free(node.allocatable.get('memory') ?? 0, usage.nzMem + req.nzMem);
+  const cpu = freeShare(node.allocatable.get('cpu') ?? 0, usage.nzCpu + req.nzCpu);
+  const mem = freeShare(node.allocatable.get('memory') ?? 0, usage.nzMem + req.nzMem);
   return (cpu + mem) / 2;
 }
 
