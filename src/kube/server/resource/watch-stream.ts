@@ -20,6 +20,7 @@ export class WatchStream {
   private offset = 0;
   private pendingBytes = 0;
   private waitingForDrain = false;
+  private owedFlushes = 0;
 
   constructor(private readonly res: ServerResponse) {}
 
@@ -70,10 +71,19 @@ export class WatchStream {
       } else this.offset = end;
       if (!this.res.write(piece)) {
         this.waitingForDrain = true;
-        this.res.once('drain', this.flush);
+        // Every line that arrives while the socket is full earns one more flush at the next
+        // 'drain' (so a backlog goes out faster, not a piece per event-loop turn), counted here
+        // rather than as one listener each.
+        if (this.owedFlushes++ === 0) this.res.once('drain', this.onDrain);
         return;
       }
     }
+  };
+
+  private readonly onDrain = (): void => {
+    const owed = this.owedFlushes;
+    this.owedFlushes = 0;
+    for (let i = 0; i < owed && !this.closed; i++) this.flush();
   };
 
   readonly close = (): void => {
@@ -82,7 +92,7 @@ export class WatchStream {
     for (const cleanup of this.cleanups) cleanup();
     if (this.res.writableEnded) return;
     // A watch that ends (timeout, shutdown, 410) still delivers what it was given.
-    if (this.waitingForDrain) this.res.off('drain', this.flush);
+    if (this.owedFlushes > 0) this.res.off('drain', this.onDrain);
     if (this.pending.length > 0) {
       this.res.write(this.pending[0].subarray(this.offset));
       for (const line of this.pending.slice(1)) this.res.write(line);
