@@ -40,19 +40,21 @@ export function parseObject(json: string | undefined): WorkloadObject | undefine
 
 /**
  * The object before and after a change, parsed once for every built-in controller that only reads
- * them: storage hands each watcher the same Change object, so a pod write is parsed once, not once
- * per controller routing it. Callers must not modify what they get.
+ * them: storage hands each watcher the same Change object, one watcher after another, so a pod
+ * write is parsed once, not once per controller routing it. One slot, not a map keyed by change:
+ * the watch history keeps its changes, and a map would keep their parsed objects with them.
+ * Callers must not modify what they get.
  */
-const parsedChanges = new WeakMap<Change, { prev?: WorkloadObject; next?: WorkloadObject }>();
+let lastChange: Change | undefined;
+let lastParsed: { prev?: WorkloadObject; next?: WorkloadObject } = {};
 
 export function parsedChange(c: Change): { prev?: WorkloadObject; next?: WorkloadObject } {
-  let parsed = parsedChanges.get(c);
-  if (!parsed) {
+  if (c !== lastChange) {
     const deleted = c.type === 'DELETED';
-    parsed = { next: deleted ? undefined : parseObject(c.json), prev: parseObject(deleted ? c.json : c.prevJson) };
-    parsedChanges.set(c, parsed);
+    lastParsed = { next: deleted ? undefined : parseObject(c.json), prev: parseObject(deleted ? c.json : c.prevJson) };
+    lastChange = c;
   }
-  return parsed;
+  return lastParsed;
 }
 
 /** The parsable objects stored under `prefix` (of `namespace` when given). */
