@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|peerpod|peerpod-e2e|pool|fleet|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|cluster-scale|peerpod|peerpod-e2e|pool|fleet|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -9,6 +9,8 @@ import type { ApiserverResults } from './apiserver.ts';
 import { runRuntime } from './runtime.ts';
 import type { RuntimeResults } from './runtime.ts';
 import { runSchedulerBench } from './scheduler.ts';
+import { SCALE_TARGETS, runClusterScaleBench } from './cluster-scale.ts';
+import type { ClusterScaleResults } from './cluster-scale.ts';
 import { runPeerPodBench } from './peerpod.ts';
 import { runPeerPodE2eBench } from './peerpod-e2e.ts';
 import { runPoolBench } from './pool.ts';
@@ -34,6 +36,7 @@ const PARTS = [
   'apiserver',
   'runtime',
   'scheduler',
+  'cluster-scale',
   'peerpod',
   'peerpod-e2e',
   'pool',
@@ -65,6 +68,7 @@ const machine = {
 let apiserver: ApiserverResults | undefined;
 let runtime: RuntimeResults | undefined;
 let scheduler: Record<string, number> | undefined;
+let clusterScale: ClusterScaleResults | undefined;
 let peerpod: Record<string, number> | undefined;
 let peerpodE2e: Record<string, number> | undefined;
 let pool: Record<string, number> | undefined;
@@ -82,6 +86,10 @@ if (wants('runtime')) runtime = await runRuntime(log);
 if (wants('scheduler')) {
   log('scheduler: 5,000 pods on 100 simulated nodes');
   scheduler = await runSchedulerBench();
+}
+if (wants('cluster-scale')) {
+  log('cluster-scale: 1k, 10k and 100k pods created through the API on 10, 100 and 1,000 simulated nodes');
+  clusterScale = await runClusterScaleBench(log);
 }
 if (wants('peerpod')) {
   log('peerpod: 1,000 dangling PeerPods (simulated provider, 100 ms per delete) and 50 qemu VMs');
@@ -214,6 +222,53 @@ if (runtime) {
     reference: `paged LIST (limit ${c.pageSize}) over HTTPS + watch start`,
     target: `< ${c.syncTargetSeconds} s`,
     status: status(c.syncMet),
+  });
+}
+
+if (clusterScale) {
+  const c = clusterScale;
+  for (const r of c.runs) {
+    const b = r.burst;
+    const largest = r === c.largest;
+    const size = `${r.pods} pods on ${r.nodes} nodes`;
+    rows.push({
+      figure: `cluster-scale: ${size}, created through the API → all Running`,
+      value: b.complete
+        ? `${round(b.allRunningMs / 1000, 1)} s: ${r.acceptedPerS} accepted/s, ${r.boundPerS} bound/s, ${r.runningPerS} Running/s`
+        : `NOT all Running by the deadline: ${b.accepted} accepted, ${b.bound} bound, ${b.running} Running`,
+      reference: `server CPU ${r.serverCpuMsPerPod} ms per pod; ${round(b.watchEvents / r.pods, 2)} pod writes per pod; nodes Ready in ${r.serverStartSeconds} s`,
+      target: largest ? `≤ ${SCALE_TARGETS.allRunningSeconds} s` : '—',
+      status: largest ? status(c.allRunningMet) : '—',
+    });
+    rows.push({
+      figure: `cluster-scale: ${size}, server memory at the end`,
+      value: `RSS ${mib(r.end.rss)} (peak ${mib(r.end.maxRss)}), heap ${mib(r.end.heapUsed)}`,
+      reference: `per pod: RSS +${round(r.rssBytesPerPod / 1024, 1)} KiB, heap +${round(r.heapBytesPerPod / 1024, 1)} KiB over the idle cluster (RSS ${mib(r.idle.rss)})`,
+      target: largest ? `RSS ≤ ${mib(SCALE_TARGETS.rssBytes)}` : '—',
+      status: largest ? status(c.rssMet) : '—',
+    });
+    rows.push({
+      figure: `cluster-scale: ${size}, during the burst: watch delivery (create's response → ADDED received)`,
+      value: `p50 ${b.watchAfterWriteP50Ms} ms, p99 ${b.watchAfterWriteP99Ms} ms, max ${b.watchAfterWriteMaxMs} ms`,
+      reference: `from the create sent (its wait among 64 in flight included): p50 ${b.watchP50Ms} / p99 ${b.watchP99Ms} ms; GET p50 ${b.getP50Ms} / p99 ${b.getP99Ms} ms (${b.getCount}); LIST page of 500 p50 ${b.listPageP50Ms} / p99 ${b.listPageP99Ms} ms (${b.listPages} pages, ${b.listPasses} full passes, p50 ${b.listPassP50Ms} ms)`,
+      target: largest ? `p99 < ${SCALE_TARGETS.watchP99Ms} ms` : '—',
+      status: largest ? status(c.watchMet) : '—',
+    });
+  }
+  const flat = (x: number): boolean | null => (Number.isFinite(x) ? x <= SCALE_TARGETS.flatness : null);
+  rows.push({
+    figure: 'cluster-scale: curve of time per pod (all Running ÷ pods), largest ÷ smallest size',
+    value: `${c.timeFlatness}× (${c.runs.map((r) => `${r.msPerPod} ms`).join(', ')})`,
+    reference: `plot: ${c.plot}`,
+    target: `≤ ${SCALE_TARGETS.flatness}×`,
+    status: status(flat(c.timeFlatness)),
+  });
+  rows.push({
+    figure: 'cluster-scale: curve of server memory per pod (RSS growth ÷ pods), largest ÷ smallest size',
+    value: `${c.memoryFlatness}× (${c.runs.map((r) => `${round(r.rssBytesPerPod / 1024, 1)} KiB`).join(', ')}); heap ${c.heapFlatness}×`,
+    reference: `beyond the bounded watch history: ${c.beyondHistoryFlatness}× (${c.runs.map((r) => `${round(r.rssBeyondHistoryBytesPerPod / 1024, 1)} KiB`).join(', ')}); plot: ${c.plot}`,
+    target: `≤ ${SCALE_TARGETS.flatness}×`,
+    status: status(flat(c.memoryFlatness)),
   });
 }
 
@@ -479,6 +534,7 @@ const results = {
   apiserver,
   runtime,
   scheduler,
+  clusterScale,
   peerpod,
   peerpodE2e,
   pool,
