@@ -11,7 +11,7 @@
 // are found by string search, not JSON.parse, so this process's parsing does not inflate the
 // server's figures.
 import { Agent, request } from 'node:https';
-import { nowMs, percentile, round, workerMain, type Endpoint } from '../common.ts';
+import { call, nowMs, percentile, round, workerMain, type Endpoint, type HttpResult } from '../common.ts';
 
 interface Input {
   endpoint: Endpoint;
@@ -53,43 +53,8 @@ export interface BurstResult {
   listPassMaxMs: number;
 }
 
-interface Reply {
-  status: number;
-  body: string;
-}
-
-function send(ep: Endpoint, agent: Agent, method: string, path: string, payload?: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(path, ep.url);
-    const req = request(
-      {
-        method,
-        hostname: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        ca: ep.caPem,
-        agent,
-        headers: {
-          accept: 'application/json',
-          authorization: `Bearer ${ep.token}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
-
-function podBody(namespace: string, i: number): string {
-  return JSON.stringify({
+function podBody(namespace: string, i: number): Record<string, unknown> {
+  return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: `p-${i}`, namespace, labels: { app: 'burst', shard: `s${i % 16}` } },
@@ -102,7 +67,7 @@ function podBody(namespace: string, i: number): string {
         },
       ],
     },
-  });
+  };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -136,7 +101,7 @@ workerMain<Input, BurstResult>(async (input) => {
   let retries = 0;
   let watchEvents = 0;
 
-  const listed = await send(ep, probeAgent, 'GET', `${base}?limit=1`);
+  const listed = await call(ep, 'GET', `${base}?limit=1`, undefined, probeAgent);
   const rv = /"resourceVersion":"(\d+)"/.exec(listed.body)?.[1];
   if (listed.status !== 200 || !rv) throw new Error(`list: HTTP ${listed.status}: ${listed.body.slice(0, 200)}`);
 
@@ -202,7 +167,7 @@ workerMain<Input, BurstResult>(async (input) => {
       const body = podBody(namespace, i);
       for (;;) {
         createStart[i] = nowMs();
-        const r = await send(ep, createAgent, 'POST', base, body).catch((e: unknown): Reply => ({
+        const r = await call(ep, 'POST', base, body, createAgent).catch((e: unknown): HttpResult => ({
           status: 0,
           body: String(e),
         }));
@@ -226,7 +191,7 @@ workerMain<Input, BurstResult>(async (input) => {
       await pause(100);
       if (accepted === 0 || done) continue;
       const t = nowMs();
-      const r = await send(ep, probeAgent, 'GET', `${base}/p-${Math.floor(Math.random() * accepted)}`);
+      const r = await call(ep, 'GET', `${base}/p-${Math.floor(Math.random() * accepted)}`, undefined, probeAgent);
       if (r.status === 200) gets.push(nowMs() - t);
     }
   };
@@ -239,7 +204,7 @@ workerMain<Input, BurstResult>(async (input) => {
       let cont = '';
       do {
         const t = nowMs();
-        const r = await send(ep, probeAgent, 'GET', `${base}?limit=500${cont ? `&continue=${cont}` : ''}`);
+        const r = await call(ep, 'GET', `${base}?limit=500${cont ? `&continue=${cont}` : ''}`, undefined, probeAgent);
         if (r.status !== 200) break;
         pages.push(nowMs() - t);
         const token = /"continue":"([^"]*)"/.exec(r.body.slice(0, 2000))?.[1];
