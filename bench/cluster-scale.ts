@@ -1,11 +1,10 @@
 // Cluster scale (#18 items 1 and 2): N simulated nodes (Leases renewed every 10 s, status reported
 // every 5 min: the kubelet's defaults) and P pods created through the API as fast as the server
-// takes them, at three sizes (1k pods on 10 nodes, 10k on 100, 100k on 1,000), each against a fresh
-// control plane in its own process (workers/cluster-server.ts, from dist/ as `npm start` runs it,
-// built first: scheduler, kubelets and controllers included, so its RSS, heap and CPU are the
-// server's). The client (workers/pod-burst.ts) creates
-// with 64 requests in flight, follows one watch until every pod is Running, and probes GET and paged
-// LIST meanwhile.
+// takes them, at three sizes (1k pods on 10 nodes, 10k on 100, 100k on 1,000). Each size gets a
+// fresh control plane in its own process (workers/cluster-server.ts, run from dist/ as `npm start`
+// runs it, built first; scheduler, kubelets and controllers included, so its RSS, heap and CPU are
+// the server's). The client (workers/pod-burst.ts) creates with 64 requests in flight, follows one
+// watch until every pod is Running, and probes GET and paged LIST meanwhile.
 //
 // Curves: time per pod (until all Running ÷ pods) and server memory per pod (RSS and heap growth
 // from the idle cluster ÷ pods) at each size must stay within 1.5× from the smallest to the

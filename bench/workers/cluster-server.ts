@@ -1,9 +1,9 @@
 // The control plane of the cluster-scale benchmark, alone in this process so its RSS, heap and CPU
 // are the server's own (scheduler, kubelets, controllers included), run from dist/. Input:
-// `{ nodes }`. Sends `{ ready: { url, caPem, token, startMs } }` once every node is Ready with its
-// Lease, answers `memory` with `{ memory }` (heap after two full GCs, RSS as it is, peak RSS, CPU
-// time so far, the watch history's size), and exits on `stop` (through `cp.stop()`, so
-// `--cpu-prof` writes its profile).
+// `{ nodes }`. Sends `{ ready: { url, caPem, token, startMs } }` once the control plane serves with
+// its nodes created Ready, answers `memory` with `{ memory }` (heap after two full GCs, RSS as it
+// is, peak RSS, CPU time so far, the watch history's size), and exits on `stop` (through
+// `cp.stop()`, so `--cpu-prof` writes its profile).
 import type { ControlPlane, MemoryStorage, startControlPlane } from '../../src/kube/index.ts';
 import { nowMs, settledMemory } from '../common.ts';
 
