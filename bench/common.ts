@@ -4,6 +4,7 @@
 import { fork } from 'node:child_process';
 import { request } from 'node:https';
 import type { Agent } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -75,6 +76,25 @@ export async function mustCall(ep: Endpoint, method: string, path: string, body?
   const r = await call(ep, method, path, body);
   if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
   return r.body;
+}
+
+/**
+ * Calls `onLine` with each complete line of a watch response and when its chunk arrived (the
+ * receiving side of every watch latency figure).
+ */
+export function eachLine(res: IncomingMessage, onLine: (line: string, arrivedMs: number) => void): void {
+  res.setEncoding('utf8');
+  let pending = '';
+  res.on('data', (chunk: string) => {
+    const arrivedMs = nowMs();
+    pending += chunk;
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      onLine(line, arrivedMs);
+    }
+  });
 }
 
 /** A small, realistic ConfigMap: a few labels and three data keys. */

@@ -11,7 +11,7 @@
 // are found by string search, not JSON.parse, so this process's parsing does not inflate the
 // server's figures.
 import { Agent, request } from 'node:https';
-import { call, nowMs, percentile, round, workerMain, type Endpoint, type HttpResult } from '../common.ts';
+import { call, eachLine, nowMs, percentile, round, workerMain, type Endpoint, type HttpResult } from '../common.ts';
 
 interface Input {
   endpoint: Endpoint;
@@ -118,34 +118,25 @@ workerMain<Input, BurstResult>(async (input) => {
   const watchOpen = new Promise<void>((resolve, reject) => {
     watch.on('error', reject);
     watch.on('response', (res) => {
-      if (res.statusCode !== 200) reject(new Error(`watch: HTTP ${res.statusCode}`));
-      res.setEncoding('utf8');
-      let pending = '';
-      res.on('data', (chunk: string) => {
-        const now = nowMs();
-        pending += chunk;
-        let nl: number;
-        while ((nl = pending.indexOf('\n')) >= 0) {
-          const line = pending.slice(0, nl);
-          pending = pending.slice(nl + 1);
-          const i = podIndex(line);
-          if (i < 0 || i >= pods) continue;
-          watchEvents++;
-          if (line.startsWith('{"type":"ADDED"') && createStart[i] > 0) {
-            deliveries.push(now - createStart[i]);
-            afterWrite.push(createDone[i] > 0 ? Math.max(0, now - createDone[i]) : 0);
-          }
-          if (!isBound[i] && line.includes('"nodeName"')) {
-            isBound[i] = 1;
-            bound++;
-            lastBound = now;
-          }
-          if (!isRunning[i] && line.includes('"phase":"Running"')) {
-            isRunning[i] = 1;
-            running++;
-            lastRunning = now;
-            if (running === pods) allRunning();
-          }
+      if (res.statusCode !== 200) return reject(new Error(`watch: HTTP ${res.statusCode}`));
+      eachLine(res, (line, now) => {
+        const i = podIndex(line);
+        if (i < 0 || i >= pods) return;
+        watchEvents++;
+        if (line.startsWith('{"type":"ADDED"') && createStart[i] > 0) {
+          deliveries.push(now - createStart[i]);
+          afterWrite.push(createDone[i] > 0 ? Math.max(0, now - createDone[i]) : 0);
+        }
+        if (!isBound[i] && line.includes('"nodeName"')) {
+          isBound[i] = 1;
+          bound++;
+          lastBound = now;
+        }
+        if (!isRunning[i] && line.includes('"phase":"Running"')) {
+          isRunning[i] = 1;
+          running++;
+          lastRunning = now;
+          if (running === pods) allRunning();
         }
       });
       resolve();

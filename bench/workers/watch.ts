@@ -5,7 +5,7 @@
 // JSON.parse, so this process's parsing cost does not inflate the server's delivery latency.
 import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { nowMs, percentile, workerMain } from '../common.ts';
+import { eachLine, nowMs, percentile, workerMain } from '../common.ts';
 import { configMap } from '../common.ts';
 
 export interface WatchInput {
@@ -54,22 +54,13 @@ workerMain<WatchInput, WatchResult>(async (input) => {
       const req = request({ agent: watchAgent, hostname: u.hostname, port: u.port, path, headers }, (res) => {
         if (res.statusCode !== 200) return reject(new Error(`watch: HTTP ${res.statusCode}`));
         responses.push(res);
-        res.setEncoding('utf8');
-        let buf = '';
-        res.on('data', (chunk: string) => {
-          const t = nowMs();
-          buf += chunk;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl);
-            buf = buf.slice(nl + 1);
-            if (!line.startsWith('{"type":"ADDED"')) continue;
-            const at = line.indexOf(marker);
-            if (at < 0) continue;
-            const i = Number.parseInt(line.slice(at + marker.length, line.indexOf('"', at + marker.length)), 10);
-            latencies[deliveries++] = t - sentAt[i];
-            if (deliveries === expected) allDelivered();
-          }
+        eachLine(res, (line, t) => {
+          if (!line.startsWith('{"type":"ADDED"')) return;
+          const at = line.indexOf(marker);
+          if (at < 0) return;
+          const i = Number.parseInt(line.slice(at + marker.length, line.indexOf('"', at + marker.length)), 10);
+          latencies[deliveries++] = t - sentAt[i];
+          if (deliveries === expected) allDelivered();
         });
         resolve();
       });
