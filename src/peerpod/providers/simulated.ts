@@ -162,7 +162,7 @@ export class SimulatedProvider implements CloudProvider {
   private makeInstance(req: CreateInstanceRequest): Promise<Instance> {
     const name = generateInstanceName(req.podName, req.sandboxId);
     return this.names.run(name, async () => {
-      const existing = [...this.vms.values()].find((v) => v.instance.name === name);
+      const existing = this.vms.byName(name);
       if (existing) return structuredClone(existing.instance);
       const max = this.options.maxInstances;
       if (max !== undefined && this.vms.size >= max) {

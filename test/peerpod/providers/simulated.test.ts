@@ -131,6 +131,15 @@ describe('simulated provider with SIMULATED_STATE_DIR', () => {
         (await a.listInstances({})).map((v) => v.id),
         [two.id],
       );
+      // Its name went with it: the same name now makes a new VM, in either instance.
+      const again = await a.createInstance({ ...req, podName: 'one', sandboxId: 'u1' });
+      assert.notEqual(again.id, one.id);
+      assert.equal((await b.createInstance({ ...req, podName: 'one', sandboxId: 'u1' })).id, again.id);
+      // A process that died between removing an instance and its name leaves a name naming nothing.
+      rmSync(path.join(dir, `${two.id}.json`));
+      const replaced = await b.createInstance({ ...req, podName: 'two', sandboxId: 'u2' });
+      assert.notEqual(replaced.id, two.id);
+      assert.deepEqual((await a.listInstances({})).map((v) => v.id).sort(), [again.id, replaced.id].sort());
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
