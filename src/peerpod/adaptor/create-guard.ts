@@ -135,7 +135,7 @@ async function recordFailure(
     'merge',
     { signal: ctx.signal },
   );
-  await waitForCache(d.peerPods, written);
+  await waitForCache(d.peerPods.holding(written), written);
   const next = gaveUp ? '' : `; retrying in ${duration(delay)}`;
   d.events.warning(
     pod,

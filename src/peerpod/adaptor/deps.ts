@@ -2,19 +2,21 @@
 // provider; nothing remembers a pod between reconciles, so a restart loses nothing.
 import { Namespaces } from '../../runtime/index.ts';
 import type { KubeClient, KubeObject, Logger, Recorder, SharedInformer } from '../../runtime/index.ts';
-import type { PeerPod, PeerPodConfig } from '../api/index.ts';
+import type { PeerPodConfig } from '../api/index.ts';
 import { CLUSTER_UID_TAG } from '../providers/index.ts';
 import type { LateCreates } from './late-creates.ts';
 import type { AdaptorMetrics } from './metrics.ts';
 import type { ResolvedAdaptorOptions } from './options.ts';
 import { POD_UID_TAG } from './options.ts';
 import type { ProviderSource } from './provider-source.ts';
+import type { NodePeerPods } from './node-peerpods.ts';
 
 export interface AdaptorDeps {
   client: KubeClient;
   /** Pods bound to this node (field selector spec.nodeName). */
   pods: SharedInformer<KubeObject>;
-  peerPods: SharedInformer<PeerPod>;
+  /** This node's PeerPods and those without a node label (node-peerpods.ts). */
+  peerPods: NodePeerPods;
   /** This node only (field selector metadata.name). */
   nodes: SharedInformer<KubeObject>;
   providers: ProviderSource;

@@ -5,11 +5,13 @@
 // instead of making a second PeerPod; PeerPods named by upstream are still found, by owner UID.
 import { createHash } from 'node:crypto';
 import { OWNER_UID_INDEX, getControllerOf } from '../../runtime/index.ts';
-import type { KubeObject, SharedInformer } from '../../runtime/index.ts';
+import type { KubeObject } from '../../runtime/index.ts';
 import { API_VERSION, PEERPOD_FINALIZER } from '../api/index.ts';
 import type { PeerPod } from '../api/index.ts';
 import { NODE_ANNOTATION } from './options.ts';
 import { creationAnnotations } from './peerpod-annotations.ts';
+import { nodeLabels } from './node-peerpods.ts';
+import type { PeerPodCache } from './node-peerpods.ts';
 
 const MAX_NAME = 253;
 const SUFFIX = '-resource-';
@@ -30,6 +32,7 @@ export function newPeerPod(pod: KubeObject, cloudProvider: string, nodeName: str
     metadata: {
       name: peerPodNameFor(pod),
       namespace: pod.metadata.namespace,
+      ...(Object.keys(nodeLabels(nodeName)).length > 0 ? { labels: nodeLabels(nodeName) } : {}),
       annotations: creationAnnotations(nodeName, pod),
       finalizers: [PEERPOD_FINALIZER],
       ownerReferences: [
@@ -48,7 +51,7 @@ export function newPeerPod(pod: KubeObject, cloudProvider: string, nodeName: str
 }
 
 /** PeerPods whose controller (or, for hand-made ones, first) owner is this pod. */
-export function peerPodsOf(peerPods: SharedInformer<PeerPod>, podUid: string): PeerPod[] {
+export function peerPodsOf(peerPods: Pick<PeerPodCache, 'byIndex'>, podUid: string): PeerPod[] {
   return peerPods.byIndex(OWNER_UID_INDEX, podUid).filter((pp) => ownerUidOf(pp) === podUid);
 }
 

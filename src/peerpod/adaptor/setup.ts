@@ -1,6 +1,6 @@
-// Wiring the adaptor onto a runtime Manager: the node's pods (field selector), PeerPods (mapped to
-// their pod), this node's Node object (for the host IP), and, when the provider comes from the
-// cluster, the provider ConfigMap and Secret.
+// Wiring the adaptor onto a runtime Manager: the node's pods (field selector), its PeerPods (label
+// selectors, node-peerpods.ts; mapped to their pod), this node's Node object (for the host IP), and,
+// when the provider comes from the cluster, the provider ConfigMap and Secret.
 import { ConfigMaps, ControllerBuilder, Nodes, Pods, Secrets, runnableFunc } from '../../runtime/index.ts';
 import type { Controller, KubeObject, Manager, Predicate, Request } from '../../runtime/index.ts';
 import { PeerPods } from '../api/index.ts';
@@ -14,6 +14,7 @@ import { adaptorMetrics } from './metrics.ts';
 import type { AdaptorOptions, ResolvedAdaptorOptions } from './options.ts';
 import { resolveAdaptorOptions } from './options.ts';
 import { isOnNode } from './peerpod-record.ts';
+import { NodePeerPods } from './node-peerpods.ts';
 import { reportsRunning } from './pod-status.ts';
 import { ProviderSource } from './provider-source.ts';
 import { poolConfigsInformer, setupPool } from './pool/setup.ts';
@@ -45,7 +46,7 @@ export function setupAdaptor(manager: Manager, options: AdaptorOptions): Adaptor
   const log = manager.logger.child({ component: 'peerpod-adaptor', node: opts.nodeName });
   const podScope = { fieldSelector: `spec.nodeName=${opts.nodeName}` };
   const pods = manager.informerFor<KubeObject>(Pods, podScope);
-  const peerPods = manager.informerFor<PeerPod>(PeerPods);
+  const peerPods = new NodePeerPods(manager, opts.nodeName);
   const nodes = manager.informerFor<KubeObject>(Nodes, { fieldSelector: `metadata.name=${opts.nodeName}` });
 
   let credentials: InformerCredentials | undefined;
@@ -94,8 +95,10 @@ export function setupAdaptor(manager: Manager, options: AdaptorOptions): Adaptor
 
   let builder = new ControllerBuilder(manager, adaptorControllerName(opts.nodeName))
     .for(Pods, { scope: podScope, predicates: [forAll(ours)] })
-    .owns<PeerPod>(PeerPods, { predicates: [forAll((pp) => isOnNode(pp, opts.nodeName))] })
     .watches(Nodes, () => [], { scope: { fieldSelector: `metadata.name=${opts.nodeName}` } });
+  for (const scope of peerPods.scopes) {
+    builder = builder.owns<PeerPod>(PeerPods, { scope, predicates: [forAll((pp) => isOnNode(pp, opts.nodeName))] });
+  }
   for (const s of settingsScopes) builder = builder.watches(s.type, waiting, { scope: s.scope });
   const controller = builder
     .withOptions({

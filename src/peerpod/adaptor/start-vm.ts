@@ -171,7 +171,7 @@ async function ensurePeerPod(
     }
     return pp;
   }
-  await waitForCache(d.peerPods, pp);
+  await waitForCache(d.peerPods.holding(pp), pp);
   ctx.log.info({ pod: podRef(pod), peerPod: pp.metadata.name }, 'PeerPod created');
   return pp;
 }
@@ -205,7 +205,7 @@ async function recordInstance(
       signal: ctx.signal,
     },
   );
-  await waitForCache(d.peerPods, written);
+  await waitForCache(d.peerPods.holding(written), written);
   if (previous && previous !== vm.id) {
     // The recorded VM died and a new one took its name; make sure the old one is really gone.
     await d.providers.use((cloud) => cloud.deleteInstance(previous));

@@ -62,7 +62,7 @@ export async function releaseFinalizers(d: AdaptorDeps, released: PeerPod[], ctx
     if (hasFinalizer(pp, PEERPOD_FINALIZER)) {
       const written = await removeFinalizer(d.client, PeerPods, pp, PEERPOD_FINALIZER, { signal: ctx.signal });
       // The reconcile this write triggers must not see the finalizer again and repeat the delete.
-      await waitForCache(d.peerPods, written, { throwOnTimeout: false });
+      await waitForCache(d.peerPods.holding(written), written, { throwOnTimeout: false });
     }
   }
 }

@@ -238,7 +238,7 @@ async function writeNewRecords(
     const pp = await d.client.create<PeerPod>(PeerPods, newPoolRecord(cfg, d.opts.nodeName, provider, size), {
       signal: ctx.signal,
     });
-    await waitForCache(d.peerPods, pp);
+    await waitForCache(d.peerPods.holding(pp), pp);
     room--;
     written++;
   }
@@ -297,7 +297,7 @@ async function makeSpareVm(
       'merge',
       { signal: ctx.signal },
     );
-    await waitForCache(d.peerPods, written);
+    await waitForCache(d.peerPods.holding(written), written);
   } catch (err) {
     // Gone (its finalizer released: nothing will look for the VM again): the VM must go with it.
     if (!isNotFound(err)) throw err;

@@ -21,6 +21,7 @@ import type { CloudProvider, Instance } from '../../providers/index.ts';
 import type { AdaptorDeps } from '../deps.ts';
 import { DEFAULT_RUNTIME_CLASS } from '../defaults.ts';
 import { isOnNode } from '../peerpod-record.ts';
+import { nodeLabels } from '../node-peerpods.ts';
 
 /** Tag on a spare VM: the UID of its pool record, so a VM whose ID was never recorded is still found. */
 export const POOL_RECORD_TAG = 'peerpods-pool-record';
@@ -68,7 +69,7 @@ export function newPoolRecord(cfg: PeerPodConfig, nodeName: string, provider: st
     metadata: {
       generateName: `pool-${node}-`,
       namespace: cfg.metadata.namespace,
-      labels: { [POOL_LABEL]: cfg.metadata.name as string },
+      labels: { [POOL_LABEL]: cfg.metadata.name as string, ...nodeLabels(nodeName) },
       annotations: {
         [PeerPodAnnotations.node]: nodeName,
         [PeerPodAnnotations.vmSize]: formatVmSize(size),
@@ -151,7 +152,7 @@ export async function retireSpare(
       });
     if (fresh) {
       const written = await removeFinalizer(d.client, PeerPods, fresh, PEERPOD_FINALIZER, { signal: ctx.signal });
-      await waitForCache(d.peerPods, written, { throwOnTimeout: false });
+      await waitForCache(d.peerPods.holding(written), written, { throwOnTimeout: false });
     }
   }
   ctx.log.info({ record: name, instanceID: pp.spec?.instanceID, why }, 'spare VM retired');

@@ -42,9 +42,10 @@ export function setupPool(manager: Manager, d: AdaptorDeps, name: string): Contr
     // A pod's PeerPod made from a spare: the record it came from can now leave.
     return pp.metadata.annotations?.[POOL_CLAIMED_FROM_ANNOTATION] && isOnNode(pp, d.opts.nodeName) ? chosen() : [];
   };
-  return new ControllerBuilder(manager, name)
-    .for(PeerPodConfigs, { scope: { namespace: ns } })
-    .watches<PeerPod>(PeerPods, forRecord)
+  let builder = new ControllerBuilder(manager, name).for(PeerPodConfigs, { scope: { namespace: ns } });
+  // The scopes of the adaptor's PeerPod cache, not every PeerPod of the cluster (node-peerpods.ts).
+  for (const scope of d.peerPods.scopes) builder = builder.watches<PeerPod>(PeerPods, forRecord, { scope });
+  return builder
     .watches<KubeObject>(Pods, chosen, { scope: { fieldSelector: `spec.nodeName=${d.opts.nodeName}` } })
     .watches<NodeObject>(Nodes, chosen, {
       scope: { fieldSelector: `metadata.name=${d.opts.nodeName}` },
