@@ -55,6 +55,45 @@ function dialError(e: NodeJS.ErrnoException, host: string, port: number): string
   return e.message;
 }
 
+/**
+ * Calls `onTimeout` once `timeoutMs` of the probe's time has passed. A real kubelet is a process of
+ * its own on the pod's node; the simulated kubelets share this process's thread with the API server,
+ * so a busy server (or a thread the OS did not schedule) delays both the timer and the reading of a
+ * reply that may already be there. The time the timer fired late is not the pod's: it is given back
+ * (up to the timeout, a few times), and a reply already received is read before the probe fails.
+ * Returns the cancel.
+ */
+export function probeDeadline(timeoutMs: number, onTimeout: () => void): () => void {
+  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  let cancelled = false;
+  let givenBack = 0;
+  const arm = (ms: number): void => {
+    const due = performance.now() + ms;
+    timer = setTimeout(() => {
+      const late = performance.now() - due;
+      if (late > STALL_MS && givenBack < MAX_GIVE_BACKS) {
+        givenBack++;
+        arm(Math.min(late, timeoutMs));
+        return;
+      }
+      // setImmediate runs after this turn's I/O: a reply that arrived while the thread was busy is read first.
+      timer = setImmediate(() => {
+        if (!cancelled) onTimeout();
+      });
+    }, ms);
+  };
+  arm(timeoutMs);
+  return () => {
+    cancelled = true;
+    clearTimeout(timer as NodeJS.Timeout);
+    clearImmediate(timer as NodeJS.Immediate);
+  };
+}
+
+/** A timer this late means the thread was stalled, not the pod. */
+const STALL_MS = 50;
+const MAX_GIVE_BACKS = 3;
+
 function httpProbe(spec: JsonObject, target: ProbeTarget, timeoutMs: number): Promise<ProbeResult> {
   const scheme = String(spec.scheme ?? 'HTTP').toLowerCase();
   const host = typeof spec.host === 'string' && spec.host ? spec.host : target.podIP;
@@ -75,7 +114,7 @@ function httpProbe(spec: JsonObject, target: ProbeTarget, timeoutMs: number): Pr
     const done = (r: ProbeResult): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      cancel();
       req.destroy();
       resolve(r);
     };
@@ -85,13 +124,11 @@ function httpProbe(spec: JsonObject, target: ProbeTarget, timeoutMs: number): Pr
       if (code >= 200 && code < 400) done({ success: true, output: '' });
       else done({ success: false, output: `HTTP probe failed with statuscode: ${code}` });
     });
-    const timer = setTimeout(
-      () =>
-        done({
-          success: false,
-          output: `Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
-        }),
-      timeoutMs,
+    const cancel = probeDeadline(timeoutMs, () =>
+      done({
+        success: false,
+        output: `Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+      }),
     );
     req.on('error', (e: NodeJS.ErrnoException) =>
       done({ success: false, output: `Get "${url}": ${dialError(e, host, port)}` }),
@@ -107,14 +144,16 @@ function tcpProbe(spec: JsonObject, target: ProbeTarget, timeoutMs: number): Pro
     return Promise.resolve({ success: false, output: `unable to find port ${String(spec.port)}` });
   return new Promise((resolve) => {
     const socket = connect({ host, port });
+    let settled = false;
     const done = (r: ProbeResult): void => {
-      clearTimeout(timer);
+      if (settled) return;
+      settled = true;
+      cancel();
       socket.destroy();
       resolve(r);
     };
-    const timer = setTimeout(
-      () => done({ success: false, output: `dial tcp ${host}:${port}: i/o timeout` }),
-      timeoutMs,
+    const cancel = probeDeadline(timeoutMs, () =>
+      done({ success: false, output: `dial tcp ${host}:${port}: i/o timeout` }),
     );
     socket.once('connect', () => done({ success: true, output: '' }));
     socket.once('error', (e: NodeJS.ErrnoException) => done({ success: false, output: dialError(e, host, port) }));
