@@ -15,22 +15,14 @@ import { peerPodManifest, qemuAvailable } from '../src/peerpod/main/index.ts';
 import type { StackProviderName } from '../src/peerpod/main/index.ts';
 import { POD_VISIBLE_TMPDIR, startLocalStack } from '../src/cli/start/local-stack.ts';
 import type { LocalStack } from '../src/cli/start/local-stack.ts';
-import { nowMs, percentile, round } from './common.ts';
+import { nowMs, percentile, round, waitUntil } from './common.ts';
 
 const N = Number(process.env.PEERPOD_E2E_N ?? 200);
 const QEMU_N = Number(process.env.PEERPOD_E2E_QEMU ?? 20);
 const NS = 'default';
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Records when each pod is first seen Running, from one watch. */
-function watchRunning(local: LocalStack, signal: AbortSignal): Map<string, number> {
+/** Records when each pod (of the default namespace) is first seen Running, from one watch. */
+export function watchRunning(local: LocalStack, signal: AbortSignal): Map<string, number> {
   const seen = new Map<string, number>();
   void (async () => {
     try {
@@ -77,7 +69,7 @@ async function measure(provider: StackProviderName, n: number, nodes: number): P
       }),
     );
     const createBurstS = (nowMs() - t0) / 1000;
-    await until(`${n} pods Running`, async () => running.size >= n, 120_000 + n * 500);
+    await waitUntil(`${n} pods Running`, async () => running.size >= n, 120_000 + n * 500);
     const allRunningS = (nowMs() - t0) / 1000;
     const up = stats(names.map((name) => (running.get(name) as number) - (created.get(name) as number)));
 
@@ -98,7 +90,7 @@ async function measure(provider: StackProviderName, n: number, nodes: number): P
     );
     const tags = { [CLUSTER_UID_TAG]: local.stack.clusterUid };
     // Polled while the deletes are in flight: a VM may go before its delete call has returned.
-    await until(
+    await waitUntil(
       `${n} VMs gone`,
       async () => {
         const live = new Set((await local.stack.provider.listInstances(tags)).map((v) => v.id));

@@ -1,4 +1,4 @@
-// `npm run bench [-- --only apiserver|runtime|scheduler|cluster-scale|peerpod|peerpod-e2e|pool|fleet|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
+// `npm run bench [-- --only apiserver|runtime|scheduler|cluster-scale|peerpod|peerpod-e2e|peerpod-scale|pool|fleet|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
 // bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -28,6 +28,8 @@ import type { StorageResults } from './storage.ts';
 import { runAdaptorUpgradeBench } from './adaptor-upgrade.ts';
 import type { AdaptorUpgradeResults } from './adaptor-upgrade.ts';
 import { runCliStartupBench } from './cli-startup.ts';
+import { runPeerPodScaleBench } from './peerpod-scale.ts';
+import type { PeerPodScaleResults } from './peerpod-scale.ts';
 import type { CliStartupResults } from './cli-startup.ts';
 
 const onlyIdx = process.argv.indexOf('--only');
@@ -39,6 +41,7 @@ const PARTS = [
   'cluster-scale',
   'peerpod',
   'peerpod-e2e',
+  'peerpod-scale',
   'pool',
   'fleet',
   'process-pods',
@@ -72,6 +75,7 @@ let clusterScale: ClusterScaleResults | undefined;
 let peerpod: Record<string, number> | undefined;
 let peerpodE2e: Record<string, number> | undefined;
 let pool: Record<string, number> | undefined;
+let peerpodScale: PeerPodScaleResults | undefined;
 let processPods: ProcessPodResults | undefined;
 let start: StartResults | undefined;
 let bounds: Partial<BoundsResults> | undefined;
@@ -98,6 +102,12 @@ if (wants('peerpod')) {
 if (wants('peerpod-e2e')) {
   log('peerpod-e2e: 200 peer pods at once on the whole stack (simulated provider), then 20 on qemu');
   peerpodE2e = await runPeerPodE2eBench();
+}
+if (wants('peerpod-scale')) {
+  log(
+    'peerpod-scale: 10,000 peer pods on 100 nodes (adaptor pods, simulated cloud: 2 s create, 1 s delete), then 1,000 dangling PeerPods + 1,000 orphan VMs',
+  );
+  peerpodScale = await runPeerPodScaleBench(log);
 }
 if (wants('pool')) {
   log(
@@ -269,6 +279,48 @@ if (clusterScale) {
     reference: `beyond the bounded watch history: ${c.beyondHistoryFlatness}× (${c.runs.map((r) => `${round(r.rssBeyondHistoryBytesPerPod / 1024, 1)} KiB`).join(', ')}); plot: ${c.plot}`,
     target: `≤ ${SCALE_TARGETS.flatness}×`,
     status: status(flat(c.memoryFlatness)),
+  });
+}
+
+if (peerpodScale) {
+  const p = peerpodScale;
+  const size = `${p.pods} peer pods on ${p.nodes} nodes`;
+  rows.push({
+    figure: `peerpod-scale: ${size}, created at ${p.create_rate_target_per_s}/s → Running`,
+    value: `p50 ${round(p.created_to_running_p50_ms / 1000, 2)} s, p99 ${round(p.created_to_running_p99_ms / 1000, 2)} s; all Running after ${p.all_running_s} s`,
+    reference: `creates accepted at ${p.create_rate_achieved_per_s}/s (${p.create_retries} retried after a 429/5xx); the cloud's create takes ${p.create_delay_ms / 1000} s; stack Ready in ${p.stack_ready_s} s`,
+    target: '—',
+    status: '—',
+  });
+  rows.push({
+    figure: `peerpod-scale: ${size}, deleted → VM gone`,
+    value: `p50 ${round(p.deleted_to_vm_gone_p50_ms / 1000, 2)} s, p99 ${round(p.deleted_to_vm_gone_p99_ms / 1000, 2)} s; all gone after ${p.all_vms_gone_s} s`,
+    reference: `deletes accepted at ${p.delete_rate_achieved_per_s}/s (${p.delete_retries} retried after a 429/5xx); the cloud's delete takes ${p.delete_delay_ms / 1000} s`,
+    target: '—',
+    status: '—',
+  });
+  const clean = p.leaked_vms === 0 && p.duplicate_vms === 0 && p.vms_missing_at_running === 0;
+  rows.push({
+    figure: `peerpod-scale: ${size}, VMs leaked / duplicated / missing`,
+    value: `${p.leaked_vms} / ${p.duplicate_vms} / ${p.vms_missing_at_running}`,
+    reference:
+      'leaked: left once every pod and PeerPod is gone; duplicated: IDs the cloud handed out beyond one per pod; missing: a Running pod whose recorded VM does not exist',
+    target: '0 / 0 / 0',
+    status: status(clean),
+  });
+  rows.push({
+    figure: `peerpod-scale: ${p.cleanup_dangling} dangling PeerPods + ${p.cleanup_orphans} orphan VMs at once → cleaned`,
+    value: `dangling VMs gone after ${p.cleanup_dangling_vms_gone_s} s, orphans after ${p.cleanup_orphans_gone_s} s; all (finalizers released) after ${p.cleanup_dangling_released_s} s; ${p.cleanup_leaked_vms} left`,
+    reference: `orphan grace ${p.cleanup_orphan_grace_s} s, sweep every ${p.cleanup_sweep_interval_s} s; set-up (PeerPod deletes + orphan creates) took ${p.cleanup_set_up_s} s; ${p.cleanup_gone_before_start} VMs gone before the clock started`,
+    target: '0 left',
+    status: status(p.cleanup_leaked_vms === 0),
+  });
+  rows.push({
+    figure: 'peerpod-scale: provider concurrency limit respected during the cleanup',
+    value: `at most ${p.cleanup_deletes_overlapping_max} deletes seen overlapping (mean ${p.cleanup_mean_deletes_in_flight} in flight)`,
+    reference: `from the cloud's side: VMs gone within one 1 s delete of each other were in flight together; limit ${p.cleanup_delete_limit} per provider`,
+    target: `≤ ${p.cleanup_delete_limit}`,
+    status: status(p.cleanup_deletes_overlapping_max <= p.cleanup_delete_limit),
   });
 }
 
@@ -537,6 +589,7 @@ const results = {
   clusterScale,
   peerpod,
   peerpodE2e,
+  peerpodScale,
   pool,
   processPods,
   start,
