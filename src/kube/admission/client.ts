@@ -6,6 +6,7 @@
 // operators grep for them.
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { ClientConfig, ServiceResolver } from './types.ts';
 
 /** What a call needs of a webhook's configuration: where it is, and how long it may take. */
@@ -105,26 +106,46 @@ async function resolveTarget(hook: WebhookEndpoint, resolver: ServiceResolver): 
   };
 }
 
+/** Idle connections kept per endpoint: as many as may be in flight, so a burst reuses its sockets. */
+const MAX_SOCKETS_PER_ENDPOINT = 64;
+
+interface Pool {
+  agent: Agent;
+  /** Built once from the caBundle: a context per connection parsed the CA again on every dial. */
+  secureContext: SecureContext;
+}
+
 /**
  * Keep-alive connections per webhook endpoint (address, verified name and CA), so a pod create
  * does not pay a TLS handshake per webhook, as kube-apiserver's cached webhook clients don't.
+ * Every socket a burst opened stays open until idle for a minute: keeping fewer closed most of
+ * them after each burst and dialled them again on the next one.
  */
 export class WebhookConnections {
-  private readonly agents = new Map<string, Agent>();
+  private readonly pools = new Map<string, Pool>();
 
-  agentFor(target: { host: string; port: number; servername?: string }, caPem: string | undefined): Agent {
+  /** Throws (before any I/O) when the CA bundle does not parse. */
+  poolFor(target: { host: string; port: number; servername?: string }, caPem: string | undefined): Pool {
     const key = `${target.host}|${target.port}|${target.servername ?? ''}|${caPem ?? ''}`;
-    let agent = this.agents.get(key);
-    if (!agent) {
-      agent = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, timeout: 60_000 });
-      this.agents.set(key, agent);
+    let pool = this.pools.get(key);
+    if (!pool) {
+      pool = {
+        agent: new Agent({
+          keepAlive: true,
+          maxSockets: MAX_SOCKETS_PER_ENDPOINT,
+          maxFreeSockets: MAX_SOCKETS_PER_ENDPOINT,
+          timeout: 60_000,
+        }),
+        secureContext: createSecureContext(caPem ? { ca: caPem } : {}),
+      };
+      this.pools.set(key, pool);
     }
-    return agent;
+    return pool;
   }
 
   close(): void {
-    for (const agent of this.agents.values()) agent.destroy();
-    this.agents.clear();
+    for (const pool of this.pools.values()) pool.agent.destroy();
+    this.pools.clear();
   }
 }
 
@@ -144,15 +165,18 @@ export async function postReview(
     const fail = (e: Error) => reject(new TransportError(`Post "${target.display}": ${describe(e, target)}`));
     let req: ReturnType<typeof request>;
     try {
+      const caPem = hook.clientConfig.caPem;
+      const pool = connections?.poolFor(target, caPem);
       req = request({
         host: target.host,
         port: target.port,
         path: target.path,
         method: 'POST',
         ...(target.servername ? { servername: target.servername } : {}),
-        ...(hook.clientConfig.caPem ? { ca: hook.clientConfig.caPem } : {}),
         // Without a connection pool, a private connection per call: no keep-alive socket outlives it.
-        agent: connections ? connections.agentFor(target, hook.clientConfig.caPem) : false,
+        ...(pool
+          ? { agent: pool.agent, secureContext: pool.secureContext }
+          : { agent: false, ...(caPem ? { ca: caPem } : {}) }),
         headers: {
           'Content-Type': 'application/json',
           Accept: 'application/json, */*',

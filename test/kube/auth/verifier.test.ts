@@ -72,3 +72,22 @@ test('another key signed it: refused; not a JWT of this issuer: left to other au
   const foreign = new TokenIssuer({ key: issuer.key, clock: issuer.clock, issuer: 'https://elsewhere' });
   assert.equal(authenticator().authenticate(podToken(foreign)), undefined);
 });
+
+test('a token verified once is checked again on every request: expiry and its bound pod', () => {
+  now = T0;
+  setObject('serviceaccounts', 'sa', { uid: 'sa-1' });
+  setObject('pods', 'p', { uid: 'pod-1' });
+  const auth = authenticator();
+  const token = podToken();
+  assert.ok(auth.authenticate(token));
+  assert.ok(auth.authenticate(token));
+  objects.delete('pods/ns/p');
+  assert.throws(() => auth.authenticate(token), refusal('service account token has been invalidated'));
+  setObject('pods', 'p', { uid: 'pod-1' });
+  assert.ok(auth.authenticate(token));
+  now = T0 + 3600_000 + 61_000;
+  assert.throws(() => auth.authenticate(token), refusal('service account token has expired'));
+  // The same claims signed by another key are a different token: never taken for the verified one.
+  now = T0;
+  assert.throws(() => auth.authenticate(podToken(other)), refusal('invalid bearer token'));
+});

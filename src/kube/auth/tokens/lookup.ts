@@ -3,6 +3,7 @@
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import type { ResourceCatalog } from '../../registry/catalog.ts';
 import type { ObjectStore } from '../../registry/store/index.ts';
+import type { StoredObject } from '../../storage/storage.ts';
 
 export type BoundResource = 'serviceaccounts' | 'pods' | 'secrets' | 'nodes';
 
@@ -12,11 +13,21 @@ export type ObjectLookup = (
   name: string,
 ) => JsonObject | undefined;
 
+/**
+ * Objects come back parsed once per stored version and shared: callers only read them. Every
+ * request with a pod-bound token looks up its ServiceAccount and its pod, and parsing them again
+ * each time was the larger part of authenticating it. A write stores a new version, so a stale
+ * parse is never returned; the old one goes with it.
+ */
 export function storeLookup(store: ObjectStore, catalog: ResourceCatalog): ObjectLookup {
+  const parsed = new WeakMap<StoredObject, JsonObject>();
   return (resource, namespace, name) => {
     const def = catalog.lookup('', 'v1', resource);
     const stored = def && store.getStored(def, def.namespaced ? namespace : undefined, name);
-    return stored ? (JSON.parse(stored.json) as JsonObject) : undefined;
+    if (!stored) return undefined;
+    let obj = parsed.get(stored);
+    if (!obj) parsed.set(stored, (obj = JSON.parse(stored.json) as JsonObject));
+    return obj;
   };
 }
 

@@ -4,13 +4,18 @@
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { unauthorized, type TokenVerifier } from '../authentication.ts';
 import type { UserInfo } from '../user.ts';
-import { parseJwt, verifySignature } from './jwt.ts';
+import { parseJwt, verifySignature, type ParsedJwt } from './jwt.ts';
 import { serviceAccountGroups, serviceAccountUsername, type TokenIssuer } from './issuer.ts';
 import { metaOf, type BoundResource, type ObjectLookup } from './lookup.ts';
 
 /** go-jose's DefaultLeeway, and the grace a deleted bound object's tokens keep. */
 const LEEWAY_SECONDS = 60;
 const INVALIDATED = 'service account token has been invalidated';
+/**
+ * Tokens whose signature was checked, kept so that a pod's next request skips the decode and the
+ * RSA verify: its times, audiences and bound objects are still checked on every request.
+ */
+const VERIFIED_TOKENS_KEPT = 4096;
 
 export const EXTRA_POD_NAME = 'authentication.kubernetes.io/pod-name';
 export const EXTRA_POD_UID = 'authentication.kubernetes.io/pod-uid';
@@ -28,6 +33,9 @@ export interface Authenticated {
 }
 
 export class ServiceAccountTokenAuthenticator {
+  /** Signature-checked tokens of this issuer, oldest first. */
+  private readonly verified = new Map<string, ParsedJwt>();
+
   constructor(
     private readonly issuer: TokenIssuer,
     private readonly lookup: ObjectLookup,
@@ -38,9 +46,8 @@ export class ServiceAccountTokenAuthenticator {
    * is but does not verify. `audiences` default to the API audiences.
    */
   authenticate(token: string, audiences: string[] = this.issuer.apiAudiences): Authenticated | undefined {
-    const jwt = parseJwt(token);
-    if (!jwt || jwt.claims.iss !== this.issuer.issuer) return undefined;
-    if (!verifySignature(jwt, this.issuer.key.publicKey)) throw new InvalidTokenError('invalid bearer token');
+    const jwt = this.verifiedJwt(token);
+    if (!jwt) return undefined;
     const c = jwt.claims;
     const aud = typeof c.aud === 'string' ? [c.aud] : Array.isArray(c.aud) ? c.aud.map(String) : [];
     const matched = audiences.filter((a) => aud.includes(a));
@@ -86,6 +93,18 @@ export class ServiceAccountTokenAuthenticator {
       ...(Object.keys(extra).length > 0 ? { extra } : {}),
     };
     return { user, audiences: matched };
+  }
+
+  /** The token decoded, undefined when another issuer's; throws when its signature does not verify. */
+  private verifiedJwt(token: string): ParsedJwt | undefined {
+    const known = this.verified.get(token);
+    if (known) return known;
+    const jwt = parseJwt(token);
+    if (!jwt || jwt.claims.iss !== this.issuer.issuer) return undefined;
+    if (!verifySignature(jwt, this.issuer.key.publicKey)) throw new InvalidTokenError('invalid bearer token');
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, jwt);
+    return jwt;
   }
 
   /** The object must exist with the token's uid and not have been deleted more than the leeway ago. */

@@ -63,6 +63,12 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
   /** Changed storage keys per pod uid, waiting for the next refresh pass. */
   private readonly pending = new Map<string, Set<string>>();
   private flushing?: NodeJS.Immediate;
+  /**
+   * Every storage key some pod's volumes are built from; undefined once a pod came, went or had
+   * its volumes rewritten (a rewrite can change what a volume reads). Every change in the cluster
+   * reaches every kubelet's watch, so most must be dismissed with one lookup.
+   */
+  private watchedKeys?: Set<string>;
 
   constructor(
     private readonly kube: KubeInternals,
@@ -109,6 +115,7 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
   release(podUid: string): void {
     clearTimeout(this.pods.get(podUid)?.tokenTimer);
     this.pods.delete(podUid);
+    this.watchedKeys = undefined;
     this.pending.delete(podUid);
     if (this.pods.size === 0) {
       this.watcher?.stop();
@@ -146,6 +153,7 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
   }
 
   private refreshVolumes(state: PodState, onlyFor?: Set<string>): void {
+    this.watchedKeys = undefined;
     const ctx = this.context(state.pod, state.tokens);
     for (const volume of state.volumes.values()) {
       if (!volume.refresh || (onlyFor && !volume.deps.some((k) => onlyFor.has(k)))) continue;
@@ -174,6 +182,7 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
       tokens,
     };
     this.pods.set(uid, state);
+    this.watchedKeys = undefined;
     this.scheduleTokenRefresh(uid, state);
     this.watcher ??= this.kube.storage.watch('/', this.kube.storage.currentRevision(), (c) => this.observe(c));
     return state;
@@ -181,6 +190,10 @@ export class ApiContainerConfigSource implements ContainerConfigSource {
 
   /** Runs inside the storage write: only notes what changed. */
   private observe(change: Change): void {
+    this.watchedKeys ??= new Set(
+      [...this.pods.values()].flatMap((state) => [...state.volumes.values()].flatMap((v) => v.deps)),
+    );
+    if (!this.watchedKeys.has(change.key)) return;
     let changed: JsonObject | undefined;
     for (const [uid, state] of this.pods) {
       const affected = [...state.volumes.values()].some((v) => v.deps.includes(change.key));
