@@ -324,6 +324,9 @@ async function cleanup(local: LocalStack, dir: string): Promise<Record<string, n
 }
 
 export async function runPeerPodScaleBench(log: (s: string) => void): Promise<PeerPodScaleResults> {
+  log(
+    `peerpod-scale: ${N} peer pods on ${NODES} nodes at ${RATE}/s (adaptor pods, simulated cloud: ${CREATE_DELAY_MS / 1000} s create, ${DELETE_DELAY_MS / 1000} s delete), then ${CLEANUP} dangling PeerPods + ${CLEANUP} orphan VMs`,
+  );
   const stateDir = await mkdtemp(path.join(POD_VISIBLE_TMPDIR, 'peerpods-bench-scale-'));
   const t0 = nowMs();
   const local = await startLocalStack({

@@ -143,6 +143,8 @@ async function podRun(ep: Endpoint, i: number): Promise<Figures> {
     kind: 'Pod',
     metadata: { name, namespace: NS },
     spec: {
+      // The account `deploy` made for the controller: the namespace's default one may do nothing.
+      serviceAccountName: 'peerpod-controller',
       containers: [
         {
           name: 'manager',

@@ -1,9 +1,11 @@
 // `npm run bench [-- --only apiserver|runtime|scheduler|cluster-scale|peerpod|peerpod-e2e|peerpod-scale|pool|fleet|process-pods|start|fault-campaign|storage|bounds|adaptor-upgrade|cli-startup]`: runs the benchmarks, prints a table and writes
-// bench/results/latest.{json,md} (latest-<part>.{json,md} with --only), overwritten each run.
+// bench/results/latest.json (latest-<part>.{json,md} with --only), overwritten each run, and then
+// latest.md, the summary of every part's newest figures (summary.ts). `--summary` only rewrites it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, MiB, nowMs, round } from './common.ts';
+import { writeSummary, type Row } from './summary.ts';
 import { runApiserver } from './apiserver.ts';
 import type { ApiserverResults } from './apiserver.ts';
 import { runRuntime } from './runtime.ts';
@@ -53,8 +55,12 @@ const PARTS = [
   'cli-startup',
 ];
 if (only !== undefined && !PARTS.includes(only)) {
-  console.error(`usage: npm run bench [-- --only ${PARTS.join('|')}]`);
+  console.error(`usage: npm run bench [-- --only ${PARTS.join('|')} | --summary]`);
   process.exit(2);
+}
+if (process.argv.includes('--summary')) {
+  console.log(`wrote ${writeSummary(join(BENCH_DIR, 'results'), PARTS)}`);
+  process.exit(0);
 }
 
 const log = (s: string): void => console.log(s);
@@ -104,9 +110,6 @@ if (wants('peerpod-e2e')) {
   peerpodE2e = await runPeerPodE2eBench();
 }
 if (wants('peerpod-scale')) {
-  log(
-    'peerpod-scale: 10,000 peer pods on 100 nodes (adaptor pods, simulated cloud: 2 s create, 1 s delete), then 1,000 dangling PeerPods + 1,000 orphan VMs',
-  );
   peerpodScale = await runPeerPodScaleBench(log);
 }
 if (wants('pool')) {
@@ -152,21 +155,23 @@ if (wants('cli-startup')) {
 }
 const seconds = (nowMs() - t0) / 1000;
 
-interface Row {
-  figure: string;
-  value: string;
-  reference: string;
-  target: string;
-  status: string;
-}
 const rows: Row[] = [];
+/** The part whose rows are being added: every row names it, so latest.md can take each part from its newest run. */
+let current = '';
+const section = (part: string): void => {
+  current = part;
+};
+const add = (row: Omit<Row, 'part'>): void => {
+  rows.push({ part: current, ...row });
+};
 const status = (met: boolean | null): string => (met === null ? '—' : met ? 'met' : 'MISSED');
 const pct = (r: number): string => `${round(r * 100)} %`;
 const mib = (b: number): string => `${round(b / MiB)} MiB`;
 
+section('apiserver');
 if (apiserver) {
   for (const t of apiserver.throughput) {
-    rows.push({
+    add({
       figure: `${t.description} (${apiserver.settings.concurrency} in flight)`,
       value: `${round(t.ours.reqPerSec)} req/s (p50 ${round(t.ours.p50Ms, 2)} ms, p99 ${round(t.ours.p99Ms, 2)} ms)`,
       reference: `bare node:https ${round(t.bare.reqPerSec)} req/s, same ${t.responseBytes} B body → ${pct(t.ratio)}`,
@@ -175,7 +180,7 @@ if (apiserver) {
     });
   }
   const w = apiserver.watch;
-  rows.push({
+  add({
     figure: `Watch fan-out: ${w.watchers} watchers × ${w.events} ConfigMap creates at ${w.ratePerSec}/s`,
     value: `p50 ${round(w.p50Ms, 2)} ms, p90 ${round(w.p90Ms, 2)} ms, p99 ${round(w.p99Ms, 2)} ms, max ${round(w.maxMs, 1)} ms`,
     reference: `${w.deliveries}/${w.expectedDeliveries} delivered; writes took ${round(w.writeSeconds, 2)} s (${round(w.writesPerSec)}/s achieved)`,
@@ -183,14 +188,14 @@ if (apiserver) {
     status: status(w.met),
   });
   const m = apiserver.memory;
-  rows.push({
+  add({
     figure: `Server memory: ${m.count} stored ConfigMaps (heap)`,
     value: `+${mib(m.heapGrowthBytes)} heap = ${round(m.heapRatio, 2)}× JSON`,
     reference: `${mib(m.storedJsonBytes)} stored JSON (${round(m.storedJsonBytes / m.count)} B/object)`,
     target: `≤ ${m.target}×`,
     status: status(m.heapRatio <= m.target),
   });
-  rows.push({
+  add({
     figure: `Server memory: ${m.count} stored ConfigMaps (RSS)`,
     value: `+${mib(m.rssGrowthBytes)} RSS = ${round(m.rssRatio, 2)}× JSON`,
     reference: `seeded in ${round(m.seedSeconds, 1)} s via ${m.path.split(' ')[0]}`,
@@ -198,7 +203,7 @@ if (apiserver) {
     status: status(m.rssRatio <= m.target),
   });
   const y = apiserver.memorySmallYoung;
-  rows.push({
+  add({
     figure: `Server memory: ${y.count} stored ConfigMaps, node ${y.flag}`,
     value: `RSS ${mib(y.rssAfterBytes)} (default ${mib(m.rssAfterBytes)}); +${mib(y.rssGrowthBytes)} = ${round(y.rssRatio, 2)}× JSON`,
     reference: `seeded in ${round(y.seedSeconds, 1)} s (default ${round(m.seedSeconds, 1)} s)`,
@@ -206,9 +211,10 @@ if (apiserver) {
     status: '—',
   });
 }
+section('runtime');
 if (runtime) {
   for (const p of runtime.peers) {
-    rows.push({
+    add({
       figure: `Converge ${runtime.widgets} Widgets: ${p.peer}`,
       value: Number.isFinite(p.convergeSeconds)
         ? `${round(p.convergeSeconds, 2)} s (${round(runtime.widgets / p.convergeSeconds)}/s), peak RSS ${mib(p.peakRssBytes)}`
@@ -219,14 +225,14 @@ if (runtime) {
     });
   }
   const c = runtime.cache;
-  rows.push({
+  add({
     figure: `Informer cache: heap per cached ConfigMap (${c.objects} objects)`,
     value: `${round(c.heapBytesPerObject)} B/object = ${round(c.ratioToCachedJson, 2)}× its JSON`,
     reference: `${round(c.jsonBytesPerObject)} B JSON as cached (managedFields stripped); ${round(c.ratioToServedJson, 2)}× the served JSON`,
     target: `≤ ${c.target}×`,
     status: status(c.met),
   });
-  rows.push({
+  add({
     figure: `Informer cache: sync ${c.objects} objects`,
     value: `${round(c.syncSeconds, 2)} s`,
     reference: `paged LIST (limit ${c.pageSize}) over HTTPS + watch start`,
@@ -235,13 +241,14 @@ if (runtime) {
   });
 }
 
+section('cluster-scale');
 if (clusterScale) {
   const c = clusterScale;
   for (const r of c.runs) {
     const b = r.burst;
     const largest = r === c.largest;
     const size = `${r.pods} pods on ${r.nodes} nodes`;
-    rows.push({
+    add({
       figure: `cluster-scale: ${size}, created through the API → all Running`,
       value: b.complete
         ? `${round(b.allRunningMs / 1000, 1)} s: ${r.acceptedPerS} accepted/s, ${r.boundPerS} bound/s, ${r.runningPerS} Running/s`
@@ -250,14 +257,14 @@ if (clusterScale) {
       target: largest ? `≤ ${SCALE_TARGETS.allRunningSeconds} s` : '—',
       status: largest ? status(c.allRunningMet) : '—',
     });
-    rows.push({
+    add({
       figure: `cluster-scale: ${size}, server memory at the end`,
       value: `RSS ${mib(r.end.rss)} (peak ${mib(r.end.maxRss)}), heap ${mib(r.end.heapUsed)}`,
       reference: `per pod: RSS +${round(r.rssBytesPerPod / 1024, 1)} KiB, heap +${round(r.heapBytesPerPod / 1024, 1)} KiB over the idle cluster (RSS ${mib(r.idle.rss)})`,
       target: largest ? `RSS ≤ ${mib(SCALE_TARGETS.rssBytes)}` : '—',
       status: largest ? status(c.rssMet) : '—',
     });
-    rows.push({
+    add({
       figure: `cluster-scale: ${size}, during the burst: watch delivery (create's response → ADDED received)`,
       value: `p50 ${b.watchAfterWriteP50Ms} ms, p99 ${b.watchAfterWriteP99Ms} ms, max ${b.watchAfterWriteMaxMs} ms`,
       reference: `from the create sent (its wait among 64 in flight included): p50 ${b.watchP50Ms} / p99 ${b.watchP99Ms} ms; GET p50 ${b.getP50Ms} / p99 ${b.getP99Ms} ms (${b.getCount}); LIST page of 500 p50 ${b.listPageP50Ms} / p99 ${b.listPageP99Ms} ms (${b.listPages} pages, ${b.listPasses} full passes, p50 ${b.listPassP50Ms} ms)`,
@@ -266,14 +273,14 @@ if (clusterScale) {
     });
   }
   const flat = (x: number): boolean | null => (Number.isFinite(x) ? x <= SCALE_TARGETS.flatness : null);
-  rows.push({
+  add({
     figure: 'cluster-scale: curve of time per pod (all Running ÷ pods), largest ÷ smallest size',
     value: `${c.timeFlatness}× (${c.runs.map((r) => `${r.msPerPod} ms`).join(', ')})`,
     reference: `plot: ${c.plot}`,
     target: `≤ ${SCALE_TARGETS.flatness}×`,
     status: status(flat(c.timeFlatness)),
   });
-  rows.push({
+  add({
     figure: 'cluster-scale: curve of server memory per pod (RSS growth ÷ pods), largest ÷ smallest size',
     value: `${c.memoryFlatness}× (${c.runs.map((r) => `${round(r.rssBytesPerPod / 1024, 1)} KiB`).join(', ')}); heap ${c.heapFlatness}×`,
     reference: `beyond the bounded watch history: ${c.beyondHistoryFlatness}× (${c.runs.map((r) => `${round(r.rssBeyondHistoryBytesPerPod / 1024, 1)} KiB`).join(', ')}); plot: ${c.plot}`,
@@ -282,17 +289,25 @@ if (clusterScale) {
   });
 }
 
+section('peerpod-scale');
 if (peerpodScale) {
   const p = peerpodScale;
   const size = `${p.pods} peer pods on ${p.nodes} nodes`;
-  rows.push({
+  add({
     figure: `peerpod-scale: ${size}, created at ${p.create_rate_target_per_s}/s → Running`,
     value: `p50 ${round(p.created_to_running_p50_ms / 1000, 2)} s, p99 ${round(p.created_to_running_p99_ms / 1000, 2)} s; all Running after ${p.all_running_s} s`,
     reference: `creates accepted at ${p.create_rate_achieved_per_s}/s (${p.create_retries} retried after a 429/5xx); the cloud's create takes ${p.create_delay_ms / 1000} s; stack Ready in ${p.stack_ready_s} s`,
     target: '—',
     status: '—',
   });
-  rows.push({
+  add({
+    figure: `peerpod-scale: ${size}, creates accepted at the asked rate`,
+    value: `${p.create_rate_achieved_per_s}/s`,
+    reference: `asked ${p.create_rate_target_per_s}/s, at most 64 in flight; within 5 % of it counts as keeping up (pacing rounds)`,
+    target: `${p.create_rate_target_per_s}/s`,
+    status: status(p.create_rate_achieved_per_s >= 0.95 * p.create_rate_target_per_s),
+  });
+  add({
     figure: `peerpod-scale: ${size}, deleted → VM gone`,
     value: `p50 ${round(p.deleted_to_vm_gone_p50_ms / 1000, 2)} s, p99 ${round(p.deleted_to_vm_gone_p99_ms / 1000, 2)} s; all gone after ${p.all_vms_gone_s} s`,
     reference: `deletes accepted at ${p.delete_rate_achieved_per_s}/s (${p.delete_retries} retried after a 429/5xx); the cloud's delete takes ${p.delete_delay_ms / 1000} s`,
@@ -300,7 +315,7 @@ if (peerpodScale) {
     status: '—',
   });
   const clean = p.leaked_vms === 0 && p.duplicate_vms === 0 && p.vms_missing_at_running === 0;
-  rows.push({
+  add({
     figure: `peerpod-scale: ${size}, VMs leaked / duplicated / missing`,
     value: `${p.leaked_vms} / ${p.duplicate_vms} / ${p.vms_missing_at_running}`,
     reference:
@@ -308,14 +323,14 @@ if (peerpodScale) {
     target: '0 / 0 / 0',
     status: status(clean),
   });
-  rows.push({
+  add({
     figure: `peerpod-scale: ${p.cleanup_dangling} dangling PeerPods + ${p.cleanup_orphans} orphan VMs at once → cleaned`,
     value: `dangling VMs gone after ${p.cleanup_dangling_vms_gone_s} s, orphans after ${p.cleanup_orphans_gone_s} s; all (finalizers released) after ${p.cleanup_dangling_released_s} s; ${p.cleanup_leaked_vms} left`,
     reference: `orphan grace ${p.cleanup_orphan_grace_s} s, sweep every ${p.cleanup_sweep_interval_s} s; set-up (PeerPod deletes + orphan creates) took ${p.cleanup_set_up_s} s; ${p.cleanup_gone_before_start} VMs gone before the clock started`,
     target: '0 left',
     status: status(p.cleanup_leaked_vms === 0),
   });
-  rows.push({
+  add({
     figure: 'peerpod-scale: provider concurrency limit respected during the cleanup',
     value: `at most ${p.cleanup_deletes_overlapping_max} deletes seen overlapping (mean ${p.cleanup_mean_deletes_in_flight} in flight)`,
     reference: `from the cloud's side: VMs gone within one 1 s delete of each other were in flight together; limit ${p.cleanup_delete_limit} per provider`,
@@ -335,9 +350,10 @@ for (const [part, figures] of [
   ['peerpod-e2e', peerpodE2e],
   ['pool', pool],
 ] as const) {
+  section(part);
   for (const [key, value] of Object.entries(figures ?? {})) {
     const t = TARGETS[key];
-    rows.push({
+    add({
       figure: `${part}: ${key}`,
       value: String(value),
       reference:
@@ -349,11 +365,12 @@ for (const [part, figures] of [
     });
   }
 }
+section('pool');
 for (const p of ['sim', 'qemu'] as const) {
   const warm = pool?.[`${p}_warm_created_to_running_p50_ms`];
   const ref = pool?.[`${p}_warm_reference_p50_ms`];
   if (warm === undefined || ref === undefined) continue;
-  rows.push({
+  add({
     figure: `pool: warm start p50, ${p === 'sim' ? 'simulated (2 s create delay)' : 'qemu'} (pod created → Running)`,
     value: `${warm} ms (cold ${pool?.[`${p}_cold_created_to_running_p50_ms`]} ms)`,
     reference: `${ref} ms: a pod start (scheduling, 2 watch hops, its Running status write) + one PeerPod write, same run`,
@@ -361,6 +378,7 @@ for (const p of ['sim', 'qemu'] as const) {
     status: status(warm <= ref),
   });
 }
+section('fleet');
 if (fleet) {
   for (const f of [fleet.peerpod, fleet.kvm]) {
     for (const [what, r] of [
@@ -368,7 +386,7 @@ if (fleet) {
       ['restart', f.restart],
     ] as const) {
       const restart = what === 'restart';
-      rows.push({
+      add({
         figure: `fleet: ${f.operator}, ${f.seeded}, ${what}: caches synced`,
         value: `${round(r.syncSeconds, 2)} s (queues idle after ${round(r.drainSeconds, 2)} s)`,
         reference: `${r.objects} objects cached: ${Object.entries(r.cached)
@@ -377,7 +395,7 @@ if (fleet) {
         target: restart ? `< ${FLEET_SYNC_TARGET_SECONDS} s` : '—',
         status: restart ? status(f.syncMet) : '—',
       });
-      rows.push({
+      add({
         figure: `fleet: ${f.operator}, ${f.seeded}, ${what}: heap once idle`,
         value: `${round(r.heapBytesPerObject)} B/object = ${round(r.ratioToCachedJson, 2)}× JSON`,
         reference: `${round(r.jsonBytesPerObject)} B of JSON per cached object (without managedFields)`,
@@ -387,8 +405,9 @@ if (fleet) {
     }
   }
 }
+section('peerpod');
 if (peerpod) {
-  rows.push({
+  add({
     figure: 'peerpod: provider concurrency limit respected',
     value: `${peerpod.max_concurrent_deletes_observed} concurrent deletes observed`,
     reference: `limit ${peerpod.provider_delete_limit}`,
@@ -397,9 +416,10 @@ if (peerpod) {
   });
 }
 
+section('process-pods');
 if (processPods) {
   const q = processPods;
-  rows.push({
+  add({
     figure: 'process-pods: `deploy` until every operator pod is Ready (3 Deployments, real probes)',
     value: `${q.deploySeconds} s`,
     reference: 'cluster start --nodes 2, then peerpods deploy',
@@ -412,7 +432,7 @@ if (processPods) {
     ['Ready (probe every 1 s vs /readyz polled)', ms(q.pod.readyMs), ms(q.plain.readyMs), q.readyRatio],
     ['peak RSS of the process', mib(q.pod.peakRssBytes), mib(q.plain.peakRssBytes), q.rssRatio],
   ] as const) {
-    rows.push({
+    add({
       figure: `process-pods: ${figure}, median of ${q.runs}`,
       value: `${pod} as a pod`,
       reference: `${plain} started by hand → ${ratio}×`,
@@ -422,8 +442,9 @@ if (processPods) {
   }
 }
 
+section('start');
 if (start) {
-  rows.push({
+  add({
     figure: `start: \`peerpods start\` → \`peerpods ready\` (provider ${start.provider}), median of ${start.runs}`,
     value: `${start.medianReadySeconds} s`,
     reference: `runs ${start.readySeconds.join(' / ')} s at load ${start.loadAverages.join(' / ')}`,
@@ -431,7 +452,7 @@ if (start) {
     status: status(start.met),
   });
   for (const [phase, ms] of Object.entries(start.phasesMs)) {
-    rows.push({
+    add({
       figure: `start: ${phase}`,
       value: `${ms} ms`,
       reference: 'since the stack began starting',
@@ -441,6 +462,7 @@ if (start) {
   }
 }
 
+section('fault-campaign');
 if (faultCampaign) {
   const f = faultCampaign;
   const kills = Object.entries(f.kills)
@@ -448,7 +470,7 @@ if (faultCampaign) {
     .join(', ');
   const conditions = `seed ${f.seed}; ${f.latencyMs} ms provider latency per create and delete; load ${f.loadAverageAtStart.join(' / ')}`;
   const row = (figure: string, value: string, reference: string, target = '—', met: boolean | null = null) =>
-    rows.push({ figure: `fault-campaign: ${figure}`, value, reference, target, status: status(met) });
+    add({ figure: `fault-campaign: ${figure}`, value, reference, target, status: status(met) });
   row('cycles', `${f.cycles} in ${f.campaignSeconds} s`, conditions);
   row(
     'peer pods',
@@ -478,9 +500,10 @@ if (faultCampaign) {
   );
 }
 
+section('storage');
 if (storage) {
   for (const w of storage.writes) {
-    rows.push({
+    add({
       figure: `storage: ${w.backend}, ${w.writes} writes (creates then updates, ${storage.objectBytes} B values)`,
       value: `${w.writesPerSec} writes/s`,
       reference: `${pct(w.ratioToMemory)} of the memory backend in the same run`,
@@ -489,7 +512,7 @@ if (storage) {
     });
   }
   const r = storage.recovery;
-  rows.push({
+  add({
     figure: `storage: recovery of ${r.objects} objects after SIGKILL (open + load until the first LIST)`,
     value: `${r.afterKillSeconds} s (${r.afterKillCpuSeconds} s CPU)`,
     reference: `${mib(r.storeBytes)} on disk; ${r.afterCloseSeconds} s after a clean close; filled in ${r.fillSeconds} s`,
@@ -497,7 +520,7 @@ if (storage) {
     status: status(r.met),
   });
   const e = storage.etcd.recovery;
-  rows.push({
+  add({
     figure: `storage: etcd backend, recovery of ${e.objects} objects (a new API server on the running etcd, until the first LIST)`,
     value: `${e.apiServerRestartSeconds} s`,
     reference: `${e.afterKillSeconds} s with etcd SIGKILLed too (its restart included); filled in ${e.fillSeconds} s`,
@@ -506,6 +529,7 @@ if (storage) {
   });
 }
 
+section('adaptor-upgrade');
 if (adaptorUpgrade) {
   const a = adaptorUpgrade;
   const u = a.upgrade;
@@ -513,21 +537,21 @@ if (adaptorUpgrade) {
   const evidence = (f: typeof u | typeof k): string =>
     `${f.podWrites} pod writes, ${f.peerPodChanges} PeerPods changed, ${f.vmsCreated} VMs created, ${f.vmsDeleted} deleted (cloud ledger)` +
     (f.disruptedDetails.length ? `; ${f.disruptedDetails.join('; ')}` : '');
-  rows.push({
+  add({
     figure: `adaptor-upgrade: peer pods disrupted while the adaptor DaemonSet rolls (${a.pods} running pods, ${a.nodes} nodes)`,
     value: `${u.disruptedPods} of ${a.pods}`,
     reference: evidence(u),
     target: '0',
     status: status(u.disruptedPods === 0 && u.podWrites === 0 && u.vmsCreated === 0 && u.vmsDeleted === 0),
   });
-  rows.push({
+  add({
     figure: 'adaptor-upgrade: rolling update duration (template changed → every node a new Ready adaptor)',
     value: `${u.rolloutSeconds} s`,
     reference: `${u.adaptorsReplaced} adaptors replaced, maxUnavailable 1; ${u.triggerToDoneSeconds} s from the controller's --adaptor-image change; ${a.pods} pods Running in ${a.podsRunningSeconds} s before`,
     target: '—',
     status: '—',
   });
-  rows.push({
+  add({
     figure: 'adaptor-upgrade: peer pods disrupted by an adaptor SIGKILL',
     value: `${k.disruptedPods} of ${a.pods}`,
     reference: `back Ready in the same pod in ${k.restartedReadySeconds} s; ${evidence(k)}`,
@@ -536,9 +560,10 @@ if (adaptorUpgrade) {
   });
 }
 
+section('bounds');
 if (bounds?.patch) {
   const p = bounds.patch;
-  rows.push({
+  add({
     figure: `bounds: server RSS while one client merge-patches a 1 MiB ConfigMap ${p.patches} times`,
     value: `peak ${mib(p.peakRssBytes)}, end ${mib(p.finalRssBytes)}${p.serverDied ? ' — server DIED' : ''}`,
     reference: `baseline ${mib(p.baselineRssBytes)}; ${p.completed} patches in ${round(p.seconds)} s`,
@@ -548,7 +573,7 @@ if (bounds?.patch) {
 }
 if (bounds?.watchers) {
   const w = bounds.watchers;
-  rows.push({
+  add({
     figure: `bounds: server RSS with ${w.watchers} watchers (resourceVersion 0) of a 1 MiB ConfigMap`,
     value: `peak ${mib(w.peakRssBytes)}, 15 s later ${mib(w.settledRssBytes)}`,
     reference: `baseline ${mib(w.baselineRssBytes)}; ${w.received}/${w.connected} got ADDED and MODIFIED`,
@@ -557,12 +582,13 @@ if (bounds?.watchers) {
   });
 }
 
+section('cli-startup');
 if (cliStartup) {
   const c = cliStartup;
   const ref = c.before ?? c.source;
   for (const f of [c.before, c.source, c.node]) {
     if (!f) continue;
-    rows.push({
+    add({
       figure: `cli-startup: ${f.command}`,
       value: `median ${f.medianMs} ms, p90 ${f.p90Ms} ms (CPU ${f.cpuMedianMs} ms)`,
       reference: `${c.runs} runs interleaved with the others; load ${c.loadAverageAtStart.join(' / ')} at start`,
@@ -570,7 +596,7 @@ if (cliStartup) {
       status: '—',
     });
   }
-  rows.push({
+  add({
     figure: `cli-startup: ${c.after.command}`,
     value: `median ${c.after.medianMs} ms, p90 ${c.after.p90Ms} ms (CPU ${c.after.cpuMedianMs} ms)`,
     reference: `${c.speedup}× faster than ${ref.command} (median ${ref.medianMs} ms)`,
@@ -606,23 +632,29 @@ mkdirSync(outDir, { recursive: true });
 const latestName = only ? `latest-${only}` : 'latest';
 writeFileSync(join(outDir, `${latestName}.json`), `${JSON.stringify(results, null, 2)}\n`);
 
-const esc = (s: string): string => s.replaceAll('|', '\\|');
-const md = [
-  '# peerpods benchmark results',
-  '',
-  `${machine.date} · Node ${machine.node} · ${machine.cpus} × ${machine.cpuModel} · ${machine.memoryGiB} GiB · load average at start ${machine.loadAverageAtStart.join(' / ')} · run took ${round(seconds)} s${only ? ` · only ${only}` : ''}`,
-  '',
-  'See bench/README.md for what each figure means. Ratios are against a reference measured in the same run.',
-  '',
-  '| Figure | Value | Reference | Target | Status |',
-  '| --- | --- | --- | --- | --- |',
-  ...rows.map(
-    (r) => `| ${esc(r.figure)} | ${esc(r.value)} | ${esc(r.reference)} | ${esc(r.target)} | ${esc(r.status)} |`,
-  ),
-  '',
-].join('\n');
-writeFileSync(join(outDir, `${latestName}.md`), md);
+// A part run alone also gets its own page; latest.md is always the summary of every part's newest run.
+if (only) {
+  const esc = (s: string): string => s.replaceAll('|', '\\|');
+  const md = [
+    '# peerpods benchmark results',
+    '',
+    `${machine.date} · Node ${machine.node} · ${machine.cpus} × ${machine.cpuModel} · ${machine.memoryGiB} GiB · load average at start ${machine.loadAverageAtStart.join(' / ')} · run took ${round(seconds)} s · only ${only}`,
+    '',
+    'See bench/README.md for what each figure means. Ratios are against a reference measured in the same run.',
+    '',
+    '| Figure | Value | Reference | Target | Status |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows.map(
+      (r) => `| ${esc(r.figure)} | ${esc(r.value)} | ${esc(r.reference)} | ${esc(r.target)} | ${esc(r.status)} |`,
+    ),
+    '',
+  ].join('\n');
+  writeFileSync(join(outDir, `${latestName}.md`), md);
+}
+const summary = writeSummary(outDir, PARTS);
 
 console.log('');
 console.table(rows.map((r) => ({ figure: r.figure, value: r.value, target: r.target, status: r.status })));
-console.log(`\nwrote ${join(outDir, `${latestName}.json`)} and ${latestName}.md (${round(seconds)} s)`);
+console.log(
+  `\nwrote ${join(outDir, `${latestName}.json`)}${only ? ` and ${latestName}.md` : ''}, and the summary of every part ${summary} (${round(seconds)} s)`,
+);
