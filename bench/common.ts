@@ -21,6 +21,17 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[idx];
 }
 
+/** min, p50, p99 and max of latencies (any order), each rounded to 0.1. */
+export function latencyStats(xs: readonly number[]): { min: number; p50: number; p99: number; max: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  return {
+    min: round(s[0] ?? NaN),
+    p50: round(percentile(s, 50)),
+    p99: round(percentile(s, 99)),
+    max: round(s[s.length - 1] ?? NaN),
+  };
+}
+
 export function round(n: number, digits = 1): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;

@@ -15,7 +15,7 @@ import { peerPodManifest, qemuAvailable } from '../src/peerpod/main/index.ts';
 import type { StackProviderName } from '../src/peerpod/main/index.ts';
 import { POD_VISIBLE_TMPDIR, startLocalStack } from '../src/cli/start/local-stack.ts';
 import type { LocalStack } from '../src/cli/start/local-stack.ts';
-import { nowMs, percentile, round, waitUntil } from './common.ts';
+import { latencyStats, nowMs, round, waitUntil } from './common.ts';
 
 const N = Number(process.env.PEERPOD_E2E_N ?? 200);
 const QEMU_N = Number(process.env.PEERPOD_E2E_QEMU ?? 20);
@@ -37,11 +37,6 @@ export function watchRunning(local: LocalStack, signal: AbortSignal): Map<string
   })();
   return seen;
 }
-
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: round(percentile(s, 50)), p99: round(percentile(s, 99)) };
-};
 
 async function measure(provider: StackProviderName, n: number, nodes: number): Promise<Record<string, number>> {
   const dir = await mkdtemp(path.join(POD_VISIBLE_TMPDIR, `peerpods-bench-e2e-${provider}-`));
@@ -71,7 +66,7 @@ async function measure(provider: StackProviderName, n: number, nodes: number): P
     const createBurstS = (nowMs() - t0) / 1000;
     await waitUntil(`${n} pods Running`, async () => running.size >= n, 120_000 + n * 500);
     const allRunningS = (nowMs() - t0) / 1000;
-    const up = stats(names.map((name) => (running.get(name) as number) - (created.get(name) as number)));
+    const up = latencyStats(names.map((name) => (running.get(name) as number) - (created.get(name) as number)));
 
     const ids = new Map<string, string>();
     for (const pp of (await client.listAll<PeerPod>(PeerPods, { namespace: NS })).items) {
@@ -102,7 +97,9 @@ async function measure(provider: StackProviderName, n: number, nodes: number): P
     );
     const allGoneS = (nowMs() - t1) / 1000;
     await deletes;
-    const down = stats(names.map((name) => Math.max(0, (gone.get(name) as number) - (deleted.get(name) as number))));
+    const down = latencyStats(
+      names.map((name) => Math.max(0, (gone.get(name) as number) - (deleted.get(name) as number))),
+    );
     const p = provider === 'simulated' ? 'sim' : 'qemu';
     return {
       [`${p}_pods`]: n,

@@ -28,7 +28,7 @@ import { mapLimit } from '../src/peerpod/providers/wait.ts';
 import { STACK_NAMESPACE, peerPodManifest } from '../src/peerpod/main/index.ts';
 import { POD_VISIBLE_TMPDIR, startLocalStack } from '../src/cli/start/local-stack.ts';
 import type { LocalStack } from '../src/cli/start/local-stack.ts';
-import { nowMs, percentile, round, sleep, waitUntil } from './common.ts';
+import { latencyStats, nowMs, round, sleep, waitUntil } from './common.ts';
 import { watchRunning } from './peerpod-e2e.ts';
 
 const N = Number(process.env.PEERPOD_SCALE_N ?? 10_000);
@@ -95,16 +95,6 @@ async function retried<T>(count: { n: number }, fn: () => Promise<T>): Promise<T
     }
   }
 }
-
-const stats = (xs: number[]): { min: number; p50: number; p99: number; max: number } => {
-  const s = [...xs].sort((a, b) => a - b);
-  return {
-    min: round(s[0] ?? NaN),
-    p50: round(percentile(s, 50)),
-    p99: round(percentile(s, 99)),
-    max: round(s[s.length - 1] ?? NaN),
-  };
-};
 
 interface Gone {
   /** The last poll that still saw the VM, and the first that did not. */
@@ -184,7 +174,7 @@ async function fleet(local: LocalStack, dir: string): Promise<Record<string, num
     const t0 = nowMs() - createSeconds * 1000;
     await waitUntil(`${N} peer pods Running`, async () => running.size >= N, 900_000 + N * 100, 200);
     const allRunningS = (nowMs() - t0) / 1000;
-    const up = stats(names.map((name) => (running.get(name) as number) - (created.get(name) as number)));
+    const up = latencyStats(names.map((name) => (running.get(name) as number) - (created.get(name) as number)));
     // Every adaptor must have applied the delay (settings are read live): no pod can be faster.
     if (!(up.min >= CREATE_DELAY_MS)) throw new Error(`bench: a pod was Running ${up.min} ms after its create`);
 
@@ -217,7 +207,9 @@ async function fleet(local: LocalStack, dir: string): Promise<Record<string, num
       300_000,
       500,
     );
-    const down = stats([...ids].map(([name, id]) => (gone.get(id)?.by as number) - (deleted.get(name) as number)));
+    const down = latencyStats(
+      [...ids].map(([name, id]) => (gone.get(id)?.by as number) - (deleted.get(name) as number)),
+    );
     if (!(down.min >= DELETE_DELAY_MS)) throw new Error(`bench: a VM was gone ${down.min} ms after its pod's delete`);
     return {
       create_rate_target_per_s: RATE,

@@ -25,7 +25,7 @@ import { SAMPLE_CONFIG_NAME, peerPodManifest, qemuAvailable } from '../src/peerp
 import { runningStatus, writeRunningStatus } from '../src/peerpod/adaptor/pod-status.ts';
 import type { StackProviderName } from '../src/peerpod/main/index.ts';
 import { POD_VISIBLE_TMPDIR, startLocalStack } from '../src/cli/start/local-stack.ts';
-import { nowMs, percentile, round } from './common.ts';
+import { latencyStats, nowMs, round } from './common.ts';
 
 const N = Number(process.env.POOL_BENCH_N ?? 20);
 const QEMU_N = Number(process.env.POOL_BENCH_QEMU ?? 10);
@@ -75,11 +75,6 @@ function watchPods(client: KubeClient, signal: AbortSignal): Map<string, Seen> {
   })();
   return seen;
 }
-
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: round(percentile(s, 50)), p99: round(percentile(s, 99)) };
-};
 
 async function readySpares(client: KubeClient): Promise<number> {
   const list = await client.list<PeerPod>(PeerPods, { namespace: STACK_NS, labelSelector: POOL_LABEL });
@@ -301,16 +296,16 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
     // The pool's spares go with it before the stack drains.
     await client.patch(PeerPodConfigs, SAMPLE_CONFIG_NAME, STACK_NS, { spec: { pool: null } }, 'merge');
     await until('the spares retired', async () => (await readySpares(client)) === 0, 60_000);
-    const c = stats(cold);
-    const w = stats(warm);
-    const sched = stats(scheduling);
-    const after = stats(afterScheduling);
-    const write = stats(writes);
-    const statusWrite = stats(statusWrites);
-    const delivery = stats(deliveries);
-    const remoteStatus = stats(remote.status);
-    const remotePeerPod = stats(remote.peerPod);
-    const remoteHop = stats(remote.hops);
+    const c = latencyStats(cold);
+    const w = latencyStats(warm);
+    const sched = latencyStats(scheduling);
+    const after = latencyStats(afterScheduling);
+    const write = latencyStats(writes);
+    const statusWrite = latencyStats(statusWrites);
+    const delivery = latencyStats(deliveries);
+    const remoteStatus = latencyStats(remote.status);
+    const remotePeerPod = latencyStats(remote.peerPod);
+    const remoteHop = latencyStats(remote.hops);
     return {
       [`${p}_pods_each_way`]: n,
       ...(provider === 'simulated' ? { sim_create_delay_ms: SIM_CREATE_DELAY_MS } : {}),

@@ -76,7 +76,8 @@ export function writeSummary(outDir: string, parts: readonly string[]): string {
   for (const part of parts) {
     const figures = newestOf(outDir, part, full);
     if (!figures) {
-      missing.push(part);
+      // A results file that is there but does not read is not the same as a part never run.
+      missing.push(existsSync(join(outDir, `latest-${part}.json`)) ? `${part} (latest-${part}.json unreadable)` : part);
       continue;
     }
     const m = figures.run.machine;
@@ -108,7 +109,7 @@ export function writeSummary(outDir: string, parts: readonly string[]): string {
     '| --- | --- | --- | --- |',
     ...goals.map((g) => `| ${g.part} | ${esc(g.row.figure)} | ${esc(g.row.target)} | ${esc(g.row.status)} |`),
     '',
-    ...(missing.length > 0 ? [`Never measured: ${missing.join(', ')}.`, ''] : []),
+    ...(missing.length > 0 ? [`No figures: ${missing.join(', ')}.`, ''] : []),
     ...sections,
   ].join('\n');
   const path = join(outDir, 'latest.md');
