@@ -14,6 +14,7 @@ import {
   identifier,
   managerId,
   ownableFilter,
+  ownablePart,
   unownedPaths,
   withoutManagedFields,
 } from './managers.ts';
@@ -47,7 +48,7 @@ export function updateManagedFields(
   manager: string,
   opts: UpdateManagedFieldsOptions,
 ): ManagedFieldsEntry[] {
-  const managed = decodeManagedFields(stripManagedFieldsInput(oldObj, newObj, opts.subresource));
+  const managed = startingManaged(oldObj, newObj, opts.subresource);
   const isCreate = oldObj === undefined || !metadataOf(oldObj).uid;
   if (managed.size === 0 && !isCreate) return [];
   recordUpdate(
@@ -76,19 +77,35 @@ export function stripManagedFieldsInput(
   newObj: JsonObject,
   subresource?: string,
 ): ManagedFieldsEntry[] {
-  const stored = validOrEmpty(oldObj ? metadataOf(oldObj).managedFields : undefined);
-  if (subresource) return stored;
-  const sent = metadataOf(newObj).managedFields;
-  if (Array.isArray(sent) && (sent.length === 0 || (sent.length === 1 && deepEqual(sent[0], {})))) return [];
-  const valid = validOrEmpty(sent);
-  return valid.length > 0 ? valid : stored;
+  return encodeManagedFields(startingManaged(oldObj, newObj, subresource));
 }
 
-function validOrEmpty(list: JsonValue | undefined): ManagedFieldsEntry[] {
+/**
+ * stripManagedFieldsInput's choice, decoded. Most writes leave the stored list as it was (a
+ * patch that does not touch managedFields, a status write): that list is decoded once instead of
+ * being decoded, re-encoded and decoded again per candidate.
+ */
+function startingManaged(oldObj: JsonObject | undefined, newObj: JsonObject, subresource?: string): Managed {
+  const storedList = oldObj ? metadataOf(oldObj).managedFields : undefined;
+  if (!subresource) {
+    const sent = metadataOf(newObj).managedFields;
+    if (Array.isArray(sent) && (sent.length === 0 || (sent.length === 1 && deepEqual(sent[0], {})))) return new Map();
+    if (sent !== undefined && sent !== null && sent !== storedList && !deepEqual(sent, storedList ?? null)) {
+      const valid = decodedOrEmpty(sent);
+      if (valid.size > 0) return valid;
+    }
+  }
+  return decodedOrEmpty(storedList);
+}
+
+/** A valid list decoded, as encodeManagedFields would keep it (no empty entries); empty when invalid. */
+function decodedOrEmpty(list: JsonValue | undefined): Managed {
   try {
-    return encodeManagedFields(decodeManagedFields(list));
+    const managed = decodeManagedFields(list);
+    for (const [k, e] of managed) if (e.set.isEmpty) managed.delete(k);
+    return managed;
   } catch {
-    return [];
+    return new Map();
   }
 }
 
@@ -109,7 +126,11 @@ export function recordUpdate(
   opts: Omit<UpdateManagedFieldsOptions, 'subresource'>,
 ): void {
   const ownable = ownableFilter(id.subresource, opts.statusSubresource);
-  const cmp = compareObjects(live, next, opts.schemaInfo);
+  const cmp = compareObjects(
+    ownablePart(live, id.subresource, opts.statusSubresource),
+    ownablePart(next, id.subresource, opts.statusSubresource),
+    opts.schemaInfo,
+  );
   const removed = ownable(cmp.removed);
   const taken = ownable(cmp.modified.union(cmp.added));
   for (const [k, e] of managed) {

@@ -169,6 +169,19 @@ export function ownableFilter(subresource: string | undefined, statusSubresource
   return (s) => s;
 }
 
+/**
+ * The part of `obj` whose fields ownableFilter keeps: comparing only that part of two versions finds
+ * the same ownable changes without walking the rest (a pod's spec on every status write).
+ */
+export function ownablePart(obj: JsonObject, subresource: string | undefined, statusSubresource = true): JsonObject {
+  if (subresource === 'status') return obj.status === undefined ? {} : { status: obj.status };
+  if (!subresource && statusSubresource && obj.status !== undefined) {
+    const { status: _status, ...rest } = obj;
+    return rest;
+  }
+  return obj;
+}
+
 const maxUpdateManagers = 10;
 
 /**

@@ -130,6 +130,22 @@ test('client-sent managedFields: valid list kept, [] and [{}] reset, invalid fal
   assert.deepEqual(stripManagedFieldsInput(stored, withSent([sentEntry]), 'status'), managedFieldsOf(stored));
 });
 
+test('a write that carries the stored list unchanged (a patch) starts from that list', () => {
+  const stored = createdBy(configMap({ x: '1', y: '1' }), 'a', T(1));
+  const carried = structuredClone(edit(stored, { x: '2', y: '1' }));
+  const { managedFields: _, ...metaWithout } = stored.metadata as JsonObject;
+  const dropped = { ...edit(stored, { x: '2', y: '1' }), metadata: metaWithout };
+  const expected = updateManagedFields(stored, dropped, 'b', opts(T(2)));
+  assert.deepEqual(updateManagedFields(stored, carried, 'b', opts(T(2))), expected);
+  assert.deepEqual(
+    expected.map((e) => e.manager),
+    ['a', 'b'],
+  );
+  // A stored list whose only entry owns nothing is no list: the object stays untracked.
+  const empty = setManagedFields(stored, [entry('a', T(1), {})]);
+  assert.deepEqual(updateManagedFields(empty, structuredClone(edit(empty, { x: '3' })), 'b', opts(T(3))), []);
+});
+
 test('writes to the main resource never own status; /status writes own only status', () => {
   const created = createdBy({ ...configMap({ x: '1' }), status: { phase: 'A' } }, 'creator', T(1));
   assert.deepEqual(managedFieldsOf(created), [entry('creator', T(1), { 'f:data': { '.': {}, 'f:x': {} } })]);
