@@ -21,7 +21,13 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ConfigMaps, Pods, silentLogger } from '../src/runtime/index.ts';
 import type { KubeClient, KubeObject } from '../src/runtime/index.ts';
-import { POOL_CLAIMED_FROM_ANNOTATION, POOL_LABEL, PeerPodConfigs, PeerPods } from '../src/peerpod/api/index.ts';
+import {
+  POOL_CLAIMED_BY_ANNOTATION,
+  POOL_CLAIMED_FROM_ANNOTATION,
+  POOL_LABEL,
+  PeerPodConfigs,
+  PeerPods,
+} from '../src/peerpod/api/index.ts';
 import type { PeerPod, PeerPodConfig } from '../src/peerpod/api/index.ts';
 import { SAMPLE_CONFIG_NAME, peerPodManifest, qemuAvailable } from '../src/peerpod/main/index.ts';
 import { runningStatus, writeRunningStatus } from '../src/peerpod/adaptor/pod-status.ts';
@@ -78,6 +84,16 @@ function watchPods(client: KubeClient, signal: AbortSignal): Map<string, Seen> {
   return seen;
 }
 
+/** The pool records, and those of them that are spares a pod could take now. */
+async function poolRecords(client: KubeClient): Promise<{ records: PeerPod[]; spares: PeerPod[] }> {
+  const records = (await client.list<PeerPod>(PeerPods, { namespace: STACK_NS, labelSelector: POOL_LABEL })).items;
+  const spares = records.filter(
+    (pp) =>
+      pp.spec?.instanceID && !pp.metadata.deletionTimestamp && !pp.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION],
+  );
+  return { records, spares };
+}
+
 /**
  * Whether the pool is full and at rest: every node's share of spares has its VM, the PeerPod
  * controller has written the status of each (observedGeneration), and each adaptor has reported its
@@ -86,28 +102,12 @@ function watchPods(client: KubeClient, signal: AbortSignal): Map<string, Seen> {
  * part of the next pod's start.
  */
 async function poolAtRest(client: KubeClient, full: number): Promise<boolean> {
-  const list = await client.list<PeerPod>(PeerPods, { namespace: STACK_NS, labelSelector: POOL_LABEL });
-  const spares = list.items.filter(
-    (pp) =>
-      pp.spec?.instanceID &&
-      !pp.metadata.deletionTimestamp &&
-      !pp.metadata.annotations?.['peerpods.io/pool-claimed-by'],
-  );
-  if (spares.length < full || spares.length < list.items.length) return false;
+  const { records, spares } = await poolRecords(client);
+  if (spares.length < full || spares.length < records.length) return false;
   if (spares.some((pp) => pp.status?.observedGeneration !== pp.metadata.generation)) return false;
   const cfg = await client.get<PeerPodConfig>(PeerPodConfigs, SAMPLE_CONFIG_NAME, STACK_NS);
   const nodes = Object.values(cfg.status?.pool?.nodes ?? {});
   return nodes.length === NODES && nodes.every((n) => n.ready === n.desired && n.desired === PER_NODE);
-}
-
-async function readySpares(client: KubeClient): Promise<number> {
-  const list = await client.list<PeerPod>(PeerPods, { namespace: STACK_NS, labelSelector: POOL_LABEL });
-  return list.items.filter(
-    (pp) =>
-      pp.spec?.instanceID &&
-      !pp.metadata.deletionTimestamp &&
-      !pp.metadata.annotations?.['peerpods.io/pool-claimed-by'],
-  ).length;
 }
 
 /**
@@ -325,7 +325,7 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
     }
     // The pool's spares go with it before the stack drains.
     await client.patch(PeerPodConfigs, SAMPLE_CONFIG_NAME, STACK_NS, { spec: { pool: null } }, 'merge');
-    await until('the spares retired', async () => (await readySpares(client)) === 0, 60_000);
+    await until('the spares retired', async () => (await poolRecords(client)).spares.length === 0, 60_000);
     const c = latencyStats(cold);
     const w = latencyStats(warm);
     const sched = latencyStats(scheduling);
