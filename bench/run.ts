@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, MiB, nowMs, round } from './common.ts';
-import { writeSummary, type Row } from './summary.ts';
+import { tableOf, writeSummary, type Row } from './summary.ts';
 import { runApiserver } from './apiserver.ts';
 import type { ApiserverResults } from './apiserver.ts';
 import { runRuntime } from './runtime.ts';
@@ -634,7 +634,6 @@ writeFileSync(join(outDir, `${latestName}.json`), `${JSON.stringify(results, nul
 
 // A part run alone also gets its own page; latest.md is always the summary of every part's newest run.
 if (only) {
-  const esc = (s: string): string => s.replaceAll('|', '\\|');
   const md = [
     '# peerpods benchmark results',
     '',
@@ -642,11 +641,7 @@ if (only) {
     '',
     'See bench/README.md for what each figure means. Ratios are against a reference measured in the same run.',
     '',
-    '| Figure | Value | Reference | Target | Status |',
-    '| --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (r) => `| ${esc(r.figure)} | ${esc(r.value)} | ${esc(r.reference)} | ${esc(r.target)} | ${esc(r.status)} |`,
-    ),
+    ...tableOf(rows),
     '',
   ].join('\n');
   writeFileSync(join(outDir, `${latestName}.md`), md);

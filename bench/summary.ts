@@ -59,7 +59,8 @@ function newestOf(outDir: string, part: string, full: RunFile | undefined): Part
 }
 
 const esc = (s: string): string => s.replaceAll('|', '\\|');
-const tableOf = (rows: readonly Row[]): string[] => [
+/** The figures as a Markdown table (a part's own page and each section of latest.md). */
+export const tableOf = (rows: readonly Row[]): string[] => [
   '| Figure | Value | Reference | Target | Status |',
   '| --- | --- | --- | --- | --- |',
   ...rows.map(
