@@ -10,6 +10,7 @@ import type { ObjectStore } from '../../registry/store/index.ts';
 import { customResourceDefs, type ConverterFactory } from '../../registry/custom-resources.ts';
 import { ChangeDrivenController } from '../change-driven.ts';
 import { formatTime } from '../../../apimachinery/time/index.ts';
+import { deepEqual } from '../../../apimachinery/json/index.ts';
 
 const ctx = internalContext('apiextensions-controller');
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
@@ -119,7 +120,8 @@ export class CrdController extends ChangeDrivenController {
             reason: 'InstanceDeletionInProgress',
             message: 'CustomResourceDefinition marked for deletion; deleting instances',
           });
-          if (JSON.stringify(conditions) === JSON.stringify(status.conditions)) return undefined;
+          // Key order differs between what is built here and what the store decodes: compare values.
+          if (deepEqual(conditions, status.conditions)) return undefined;
           obj.status = { ...status, conditions } as unknown as JsonObject;
           return obj;
         },
@@ -198,7 +200,7 @@ export class CrdController extends ChangeDrivenController {
           ...(names.categories ? { categories: names.categories } : {}),
         };
         const next = { ...status, conditions, acceptedNames, storedVersions: [...stored] };
-        if (JSON.stringify(next) === JSON.stringify(status)) return undefined;
+        if (deepEqual(next, status)) return undefined;
         obj.status = next as unknown as JsonObject;
         return obj;
       },

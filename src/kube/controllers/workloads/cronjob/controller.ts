@@ -13,7 +13,7 @@
 //   successfulJobsHistoryLimit / failedJobsHistoryLimit the oldest finished Jobs are deleted.
 // - Suspended CronJobs create nothing. Time comes from a clock the control plane is given, so tests
 //   can drive it: each CronJob is looked at when its next time is due and on a periodic resync.
-import { isObject } from '../../../../apimachinery/json/index.ts';
+import { deepEqual, isObject } from '../../../../apimachinery/json/index.ts';
 import type { PassiveClock } from '../../../../apimachinery/backoff.ts';
 import type { JsonObject, ObjectMeta } from '../../../../apimachinery/meta/index.ts';
 import { formatTime } from '../../../../apimachinery/time/index.ts';
@@ -303,7 +303,7 @@ export class CronJobController extends ChangeDrivenController {
   }
 
   private async writeStatus(cj: WorkloadObject, status: JsonObject): Promise<void> {
-    if (JSON.stringify(status) === JSON.stringify(cj.status)) return;
+    if (deepEqual(status, cj.status)) return;
     await writeStatusUnlessWritten(this.store, this.cronJobsDef, cj, ctx, status);
   }
 
