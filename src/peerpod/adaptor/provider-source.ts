@@ -50,7 +50,15 @@ export class ProviderSource {
     return this.cache.close();
   }
 
-  private settings(name: string): Record<string, string> {
-    return { ...this.credentials?.configFor(name), ...this.opts.providerConfig };
+  /** Each provider's settings, kept while the credentials answer with the same object (unchanged). */
+  private readonly merged = new Map<string, { from: object | undefined; settings: Readonly<Record<string, string>> }>();
+
+  private settings(name: string): Readonly<Record<string, string>> {
+    const from = this.credentials?.configFor(name);
+    const kept = this.merged.get(name);
+    if (kept && kept.from === from) return kept.settings;
+    const settings = Object.freeze({ ...from, ...this.opts.providerConfig });
+    this.merged.set(name, { from, settings });
+    return settings;
   }
 }

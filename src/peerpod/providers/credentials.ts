@@ -17,7 +17,7 @@ export interface DataObject extends KubeObject {
 
 export interface CredentialSource {
   /** The flat settings for `provider` (prefixed keys applied, prefixes of other providers dropped). */
-  configFor(provider: string): Record<string, string>;
+  configFor(provider: string): Readonly<Record<string, string>>;
   /** Whether either object exists (upstream's "both missing" error). */
   found(): { configMap: boolean; secret: boolean };
   /**
@@ -50,6 +50,17 @@ export function credentialRules(names: { configMap: string; secret: string }): P
 }
 
 export class InformerCredentials implements CredentialSource {
+  /**
+   * The settings as last read, per provider: every reconcile asks (a VM's create, a warm claim), and
+   * the informers replace an object on each change, so the same two objects mean the same settings.
+   */
+  private read?: {
+    configMap: DataObject | undefined;
+    secret: DataObject | undefined;
+    flat: Record<string, string>;
+    scoped: Map<string, Readonly<Record<string, string>>>;
+  };
+
   constructor(
     private readonly informers: CredentialInformers,
     private readonly namespace: string,
@@ -60,12 +71,27 @@ export class InformerCredentials implements CredentialSource {
     return { configMap: this.configMap() !== undefined, secret: this.secret() !== undefined };
   }
 
-  configFor(provider: string): Record<string, string> {
-    return scopeToProvider(flatSettings(this.configMap(), this.secret()), provider);
+  configFor(provider: string): Readonly<Record<string, string>> {
+    const read = this.current();
+    let scoped = read.scoped.get(provider);
+    if (!scoped) {
+      scoped = Object.freeze(scopeToProvider(read.flat, provider));
+      read.scoped.set(provider, scoped);
+    }
+    return scoped;
   }
 
   configuredProviders(): string[] {
-    return providersIn(flatSettings(this.configMap(), this.secret()));
+    return providersIn(this.current().flat);
+  }
+
+  private current(): NonNullable<InformerCredentials['read']> {
+    const configMap = this.configMap();
+    const secret = this.secret();
+    if (this.read?.configMap !== configMap || this.read?.secret !== secret || !this.read) {
+      this.read = { configMap, secret, flat: flatSettings(configMap, secret), scoped: new Map() };
+    }
+    return this.read;
   }
 
   private configMap(): DataObject | undefined {

@@ -33,7 +33,7 @@ export type ProviderFactory = (name: string, config: Record<string, string>) => 
 
 export interface LiveProviderCacheOptions {
   /** The settings of provider `name` as they are now; any change rebuilds that provider. */
-  settings(name: string): Record<string, string>;
+  settings(name: string): Readonly<Record<string, string>>;
   logger: Logger;
   /** Replaces createProvider (tests, benchmarks). */
   factory?: ProviderFactory;
@@ -142,7 +142,18 @@ export class LiveProviderCache {
 }
 
 /** Settings are compared by digest, so no copy of a secret value is kept beside the provider. */
-function fingerprintOf(config: Record<string, string>): string {
+/** Settings objects already hashed: a source that answers with the same object has the same settings. */
+const fingerprints = new WeakMap<object, string>();
+
+function fingerprintOf(config: Readonly<Record<string, string>>): string {
+  const known = fingerprints.get(config);
+  if (known !== undefined) return known;
+  const fingerprint = hashOf(config);
+  fingerprints.set(config, fingerprint);
+  return fingerprint;
+}
+
+function hashOf(config: Readonly<Record<string, string>>): string {
   const sorted = Object.keys(config)
     .sort()
     .map((k) => [k, config[k]]);
