@@ -11,7 +11,7 @@ import {
   patchAllocatedValues,
   dropTypeDependentFields,
 } from './service.ts';
-import { semanticEqual } from '../../apimachinery/json/index.ts';
+import { cloneJson, semanticEqual } from '../../apimachinery/json/index.ts';
 
 export type Subresource = 'main' | 'status' | 'finalize';
 
@@ -101,7 +101,7 @@ const DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
 
 function copyField(to: JsonObject, from: JsonObject, key: string): void {
   if (from[key] === undefined) delete to[key];
-  else to[key] = structuredClone(from[key]);
+  else to[key] = cloneJson(from[key]);
 }
 
 function copyMetaField(to: JsonObject, from: JsonObject, key: string): void {

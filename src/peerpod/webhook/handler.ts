@@ -1,6 +1,7 @@
 // The admission handler and the server that runs it: POST /mutate-v1-pod on :9443, as upstream.
 // Like upstream it never denies a pod it cannot read as one of ours — only preserve mode denies,
 // and only for what a peer-pod VM cannot provide.
+import { cloneJson } from '../../apimachinery/json/index.ts';
 import { AdmissionDenied, WebhookServer, allowed, denied, patched } from '../../runtime/index.ts';
 import type { AdmissionHandler, Logger, WebhookServerOptions } from '../../runtime/index.ts';
 import type { Registry } from 'prom-client';
@@ -28,7 +29,7 @@ export function podMutator(opts: MutatorOptions = {}, metricsRegistry?: Registry
   const counter = podMetrics(metricsRegistry);
   return (req) => {
     if (!req.object || req.operation !== 'CREATE') return allowed();
-    const pod = structuredClone(req.object);
+    const pod = cloneJson(req.object);
     try {
       const { matched, warnings } = mutatePod(pod, opts);
       counter?.inc({ result: matched ? 'mutated' : 'skipped' });

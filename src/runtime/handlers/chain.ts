@@ -6,6 +6,7 @@
 // Objects annotated paused are skipped. Unlike operatorkit, an error is returned to the controller,
 // which requeues with backoff; a cancelled chain asks to come back after `recheckMs`, a completed
 // one after `resyncMs`.
+import { cloneJson } from '../../apimachinery/json/index.ts';
 import { Counter, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { KubeClient } from '../client/client.ts';
@@ -110,7 +111,7 @@ export class HandlerChain<T extends KubeObject> implements Reconciler, ObjectRec
   /** The object form (`completeWithObjects`). A gone object has nothing left for the chain to do. */
   readonly reconcileObject = async (cached: T, rctx: ReconcileContext): Promise<ReconcileResult | void> => {
     // Handlers get their own copy: the cache's object is shared with every other reader.
-    const obj = structuredClone(cached);
+    const obj = cloneJson(cached);
     const annotations = obj.metadata.annotations ?? {};
     if ((this.opts.pausedAnnotations ?? []).some((a) => annotations[a] === 'true')) {
       rctx.log.debug('paused; skipped');

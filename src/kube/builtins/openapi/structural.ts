@@ -2,6 +2,7 @@
 // of a core type. References are inlined (a CRD schema may not hold `$ref`), IntOrString and
 // Quantity take kube's int-or-string form, an embedded ObjectMeta is a bare object (the server
 // owns its schema), and the strategic-merge-patch annotations, which CRDs do not support, go.
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import type { JsonSchema, Schema as DslSchema } from '../../../apimachinery/schema/index.ts';
 import type { JsonValue } from '../../../apimachinery/meta/index.ts';
 import { s } from '../../../apimachinery/schema/index.ts';
@@ -56,7 +57,7 @@ function inline(node: Schema, path: string[]): JsonSchema {
     }
     const sub = key === 'items' || key === 'additionalProperties' ? asSchema(value) : undefined;
     if (sub) out[key] = toJson(inline(sub, path));
-    else if (value !== undefined) out[key] = structuredClone(value);
+    else if (value !== undefined) out[key] = cloneJson(value);
   }
   return out as JsonSchema;
 }

@@ -18,7 +18,7 @@ import { isEmptyString, isNil, num, obj, objects, str, stringMap } from '../json
 import { inclusiveRangeError } from '../names.ts';
 import { validateContainers, validateInitContainers } from './containers.ts';
 import { validateVolumes } from './volumes.ts';
-import { isObject, semanticEqual } from '../../../apimachinery/json/index.ts';
+import { cloneJson, isObject, semanticEqual } from '../../../apimachinery/json/index.ts';
 import {
   isDNS1123Subdomain,
   isValidLabelValue,
@@ -281,7 +281,7 @@ export function validatePodUpdate(pod: JsonObject, old: JsonObject): FieldError[
   });
   if (semanticEqual(spec, oldSpec)) return errs;
 
-  const munged: JsonObject = structuredClone(spec);
+  const munged: JsonObject = cloneJson(spec);
   for (const key of ['containers', 'initContainers']) {
     const oldList = objects(oldSpec, key);
     if (Array.isArray(munged[key])) objects(munged, key).forEach((c, i) => (c.image = oldList[i]?.image));

@@ -1,5 +1,6 @@
 // POST: a new object, named by the client or generated from `generateName`, in a namespace that
 // exists and is not being terminated.
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import { randomInt } from 'node:crypto';
 import { alreadyExists, badRequest, forbidden, notFound } from '../../../apimachinery/errors/index.ts';
 import type { JsonObject, KubeObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
@@ -35,7 +36,7 @@ export async function createObject(
   if (def.namespaced) checkNamespaceAcceptsCreate(store, namespace ?? '');
 
   for (let attempt = 0; ; attempt++) {
-    const candidate = structuredClone(obj);
+    const candidate = cloneJson(obj);
     generateName(meta(candidate));
     const prepared = await prepareCreate(store, def, candidate, ctx);
     const name = () => String(meta(prepared).name);

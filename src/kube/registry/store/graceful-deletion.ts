@@ -1,5 +1,6 @@
 // A deletion that cannot complete at once: how long a pod's grace period is, and the
 // deletionTimestamp, finalizers and namespace phase that mark the object as being deleted.
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
 import { formatTime } from '../../../apimachinery/time/index.ts';
 import type { ResourceDef } from '../resource.ts';
@@ -44,7 +45,7 @@ export function markDeletionPending(
   graceSeconds: number,
   now: Date,
 ): JsonObject {
-  const next = structuredClone(current);
+  const next = cloneJson(current);
   const nm = meta(next);
   stampDeletionTimestamp(nm, graceSeconds, now);
   if (finalizers.length > 0) nm.finalizers = finalizers;

@@ -1,5 +1,6 @@
 // Read-modify-write for the built-in controllers: retries on concurrent writes and skips the
 // write when `mutate` returns undefined.
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import { conflict, StatusError } from '../../../apimachinery/errors/index.ts';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
 import { RevisionMismatchError } from '../../storage/storage.ts';
@@ -26,7 +27,7 @@ export async function updateWith(
     const stored = getStored(store, def, namespace, name);
     if (!stored) return undefined;
     const current = await served(def, parseStored(stored));
-    const next = mutate(structuredClone(current));
+    const next = mutate(cloneJson(current));
     if (!next) return current;
     try {
       const target = { namespace, name, stored, subresource, retryable: true };
