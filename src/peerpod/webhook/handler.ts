@@ -1,13 +1,13 @@
 // The admission handler and the server that runs it: POST /mutate-v1-pod on :9443, as upstream.
 // Like upstream it never denies a pod it cannot read as one of ours — only preserve mode denies,
 // and only for what a peer-pod VM cannot provide.
-import { cloneJson } from '../../apimachinery/json/index.ts';
 import { AdmissionDenied, WebhookServer, allowed, denied, patched } from '../../runtime/index.ts';
 import type { AdmissionHandler, Logger, WebhookServerOptions } from '../../runtime/index.ts';
 import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
 import { mutatePod } from './mutate.ts';
 import type { MutatorOptions, Pod } from './mutate.ts';
+import { cloneJson } from '../../apimachinery/json/index.ts';
 
 export const MUTATE_POD_PATH = '/mutate-v1-pod';
 

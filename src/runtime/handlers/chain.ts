@@ -6,7 +6,6 @@
 // Objects annotated paused are skipped. Unlike operatorkit, an error is returned to the controller,
 // which requeues with backoff; a cancelled chain asks to come back after `recheckMs`, a completed
 // one after `resyncMs`.
-import { cloneJson } from '../../apimachinery/json/index.ts';
 import { Counter, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { KubeClient } from '../client/client.ts';
@@ -16,6 +15,7 @@ import type { CleanupResult } from '../controller/finalizer.ts';
 import type { ObjectReconciler } from '../controller/object-reconciler.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler, Request } from '../controller/reconciler.ts';
 import type { HandlerContext, HandlerEvent, ResourceHandler } from './types.ts';
+import { cloneJson } from '../../apimachinery/json/index.ts';
 
 export interface HandlerChainOptions<T extends KubeObject> {
   /** Controller name: a metric label and log field. */

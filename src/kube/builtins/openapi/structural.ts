@@ -2,10 +2,10 @@
 // of a core type. References are inlined (a CRD schema may not hold `$ref`), IntOrString and
 // Quantity take kube's int-or-string form, an embedded ObjectMeta is a bare object (the server
 // owns its schema), and the strategic-merge-patch annotations, which CRDs do not support, go.
-import { cloneJson } from '../../../apimachinery/json/index.ts';
 import type { JsonSchema, Schema as DslSchema } from '../../../apimachinery/schema/index.ts';
 import type { JsonValue } from '../../../apimachinery/meta/index.ts';
 import { s } from '../../../apimachinery/schema/index.ts';
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import { BUILTIN_MODELS } from './index.ts';
 import { INT_OR_STRING, META, QUANTITY, asSchema, refName, type Schema } from './schema.ts';
 

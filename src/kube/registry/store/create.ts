@@ -1,9 +1,9 @@
 // POST: a new object, named by the client or generated from `generateName`, in a namespace that
 // exists and is not being terminated.
-import { cloneJson } from '../../../apimachinery/json/index.ts';
 import { randomInt } from 'node:crypto';
 import { alreadyExists, badRequest, forbidden, notFound } from '../../../apimachinery/errors/index.ts';
 import type { JsonObject, KubeObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import { KeyExistsError, type StoredObject } from '../../storage/storage.ts';
 import type { RequestContext } from '../context.ts';
 import { objectKey } from '../keys.ts';

@@ -1,8 +1,8 @@
 // A deletion that cannot complete at once: how long a pod's grace period is, and the
 // deletionTimestamp, finalizers and namespace phase that mark the object as being deleted.
-import { cloneJson } from '../../../apimachinery/json/index.ts';
 import type { JsonObject, ObjectMeta } from '../../../apimachinery/meta/index.ts';
 import { formatTime } from '../../../apimachinery/time/index.ts';
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import type { ResourceDef } from '../resource.ts';
 import type { StoreContext } from './context.ts';
 import { meta, ordered } from './objects.ts';

@@ -1,8 +1,8 @@
 // Read-modify-write for the built-in controllers: retries on concurrent writes and skips the
 // write when `mutate` returns undefined.
-import { cloneJson } from '../../../apimachinery/json/index.ts';
 import { conflict, StatusError } from '../../../apimachinery/errors/index.ts';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import { RevisionMismatchError } from '../../storage/storage.ts';
 import type { RequestContext } from '../context.ts';
 import type { ResourceDef } from '../resource.ts';

@@ -1,7 +1,7 @@
 // Which parts of an incoming object a write may change: status-subresource isolation in both
 // directions, pods/binding, and namespace /finalize.
-import { cloneJson } from '../../../apimachinery/json/index.ts';
 import type { JsonObject } from '../../../apimachinery/meta/index.ts';
+import { cloneJson } from '../../../apimachinery/json/index.ts';
 import { hasSubresource, type ResourceDef } from '../resource.ts';
 
 export function isolate(
