@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startTestCluster, type TestCluster } from '../../../helpers/control-plane.ts';
 import { CrdController } from '../../../../src/kube/controllers/lifecycle/crd.ts';
+import { customResourceDefinition } from '../../../../src/runtime/index.ts';
 import type { ObjectStore } from '../../../../src/kube/registry/store/index.ts';
 import type { JsonObject } from '../../../../src/apimachinery/meta/index.ts';
 import { call } from '../../server/http.ts';
@@ -48,24 +49,13 @@ describe('CRD status', () => {
   after(() => cp.stop());
 
   test('an established CRD woken again is not written', async () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'gadgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList', shortNames: ['gd'] },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    };
+    const crd = customResourceDefinition({
+      group: 'example.com',
+      version: 'v1',
+      scope: 'Namespaced',
+      names: { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', shortNames: ['gd'] },
+      openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    });
     const r = await call(cp, 'POST', CRDS, { body: crd });
     assert.equal(r.status, 201, r.body);
     await eventually(
