@@ -6,14 +6,16 @@
 // - simulated with a 2 s create delay (PROVIDER_CREATE_LATENCY_MS in peer-pods-cm), POOL_BENCH_N pods
 //   each way (default 20);
 // - qemu (real VMs), POOL_BENCH_QEMU pods each way (default 10; 0 skips).
-// The warm path's reference, measured in the same run: what any pod's start costs — its scheduling
-// (created → its nodeName seen), the watch hop its node takes to see it bound, the Running status the
-// node writes (the adaptor's own status patch) and the watch hop an observer takes to see that — plus
-// one PeerPod write (a create of a PeerPod), each timed n times. The reference is the p50 of the n
-// sums of the parts' i-th samples, as the warm figure is the p50 of n whole starts. The node's hop
-// and the two writes are timed from a process of their own (pool-writes.ts), as the adaptor, a pod of
-// its own, sees them; the observer's hop is this process's watch (a write's answer → its event
-// here). The same writes from this process (the API server's) are reported beside them.
+// The warm path's reference, measured in the same run: what any pod's start costs, plus one PeerPod
+// write. The pod start is measured whole: pods of the same shape whose RuntimeClass is handled by
+// pool-instant-node.ts (a process built as the adaptor is, reporting a bound pod Running at once with
+// the adaptor's status write), created → Running as this process's watch sees it, each taken in turn
+// with a warm pod on the pool at rest. The PeerPod write is a create from a process of its own
+// (pool-writes.ts). The reference is the p50 of the n sums of the i-th samples, as the warm figure is
+// the p50 of n whole starts. Beside it, the same pod start assembled from its parts, each timed
+// alone: scheduling (created → its nodeName seen), the node's watch hop, its status write and the
+// observer's watch hop, timed from pool-writes.ts as the adaptor sees them, and the same writes from
+// this process (the API server's).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
