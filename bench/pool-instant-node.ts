@@ -1,9 +1,10 @@
 // Child process of bench/pool.ts: the node side of a pod start whose sandbox is ready at once — the
 // warm path's reference, measured whole. Built as the adaptor is (a Manager, a controller over the
 // node's pods by field selector, one reconcile per pod), it reports each bound pod of its
-// RuntimeClass Running with the adaptor's own status write, and waits for its cache to hold it, as
-// the adaptor does; a deleted one it finishes, as a kubelet would. What a warm start adds to this is its claim (one PeerPod write) and choosing the
-// spare. Prints `{"ready":true}` once its caches are synced; exits when its stdin closes.
+// RuntimeClass Running with the adaptor's own status write (pod and host IP included), and waits for
+// its cache to hold it, as the adaptor does; a deleted one it finishes, as a kubelet would. What a
+// warm start adds to this is its claim (one PeerPod write) and choosing the spare. Prints
+// `{"ready":true}` once its caches are synced; exits when its stdin closes.
 //   POOL_INSTANT_KUBECONFIG      kubeconfig file of the stack
 //   POOL_INSTANT_NODES           the nodes it stands in for, comma-separated
 //   POOL_INSTANT_RUNTIME_CLASS   the RuntimeClass of its pods
@@ -60,7 +61,7 @@ const caches = env('POOL_INSTANT_NODES')
         const written = await writeRunningStatus(
           client,
           pod,
-          runningStatus(pod, '10.88.0.2', '', pod.metadata.uid as string),
+          runningStatus(pod, '10.88.0.2', '127.244.0.1', pod.metadata.uid as string),
           ctx.signal,
         );
         await waitForCache(pods, written);
