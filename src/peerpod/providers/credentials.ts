@@ -88,7 +88,7 @@ export class InformerCredentials implements CredentialSource {
   private current(): NonNullable<InformerCredentials['read']> {
     const configMap = this.configMap();
     const secret = this.secret();
-    if (this.read?.configMap !== configMap || this.read?.secret !== secret || !this.read) {
+    if (!this.read || this.read.configMap !== configMap || this.read.secret !== secret) {
       this.read = { configMap, secret, flat: flatSettings(configMap, secret), scoped: new Map() };
     }
     return this.read;

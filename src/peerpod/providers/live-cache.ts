@@ -32,7 +32,10 @@ export class ProviderUnavailableError extends Error {
 export type ProviderFactory = (name: string, config: Record<string, string>) => Promise<CloudProvider>;
 
 export interface LiveProviderCacheOptions {
-  /** The settings of provider `name` as they are now; any change rebuilds that provider. */
+  /**
+   * The settings of provider `name` as they are now; any change rebuilds that provider. An object
+   * answered again must be unchanged (each is hashed once): answer a new object after a change.
+   */
   settings(name: string): Readonly<Record<string, string>>;
   logger: Logger;
   /** Replaces createProvider (tests, benchmarks). */
@@ -141,10 +144,10 @@ export class LiveProviderCache {
   }
 }
 
-/** Settings are compared by digest, so no copy of a secret value is kept beside the provider. */
 /** Settings objects already hashed: a source that answers with the same object has the same settings. */
 const fingerprints = new WeakMap<object, string>();
 
+/** Settings are compared by digest, so no copy of a secret value is kept beside the provider. */
 function fingerprintOf(config: Readonly<Record<string, string>>): string {
   const known = fingerprints.get(config);
   if (known !== undefined) return known;
