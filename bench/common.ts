@@ -2,6 +2,7 @@
 // processes (each benchmark side that must not share a thread with the server runs in one) and
 // memory sampling.
 import { fork } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import type { Agent } from 'node:https';
 import type { IncomingMessage } from 'node:http';
@@ -238,5 +239,32 @@ export async function waitUntil(
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
     await sleep(pollMs);
+  }
+}
+
+/** The machine's CPU time so far, busy and in total, in clock ticks summed over its cores (/proc/stat). */
+async function cpuTicks(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0] ?? '';
+  // cpu user nice system idle iowait irq softirq steal ...
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0), total };
+}
+
+/**
+ * Waits until the whole machine is quiet: less than `maxBusy` of its CPU used over a `windowMs`
+ * window, e.g. until a VM just started has finished its boot burst. Returns whether it got there
+ * within `timeoutMs` (a machine never quiet is reported by the caller, not waited on forever).
+ */
+export async function machineQuiet(maxBusy = 0.2, windowMs = 250, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let before = await cpuTicks();
+  for (;;) {
+    await sleep(windowMs);
+    const after = await cpuTicks();
+    const total = after.total - before.total;
+    if (total > 0 && (after.busy - before.busy) / total < maxBusy) return true;
+    if (Date.now() > deadline) return false;
+    before = after;
   }
 }

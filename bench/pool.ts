@@ -1,21 +1,25 @@
 // Warm VM pool (CAA#1317) on the whole local stack (`peerpods start`'s wiring: control plane, webhook,
 // scheduler, adaptor DaemonSet pods, PeerPod and PeerPodConfig controllers): pod created → Running,
 // one pod at a time, first cold (no pool), then warm (`spec.pool.sizePerNode: 2` of the size the
-// webhook writes for the pod, each pod started once the pool is full again and at rest: see
-// poolAtRest). Per provider:
+// webhook writes for the pod, each pod started once the pool is full again and at rest — see
+// poolAtRest — and the machine quiet). Per provider:
 // - simulated with a 2 s create delay (PROVIDER_CREATE_LATENCY_MS in peer-pods-cm), POOL_BENCH_N pods
 //   each way (default 20);
-// - qemu (real VMs), POOL_BENCH_QEMU pods each way (default 10; 0 skips).
-// The warm path's reference, measured in the same run: what any pod's start costs, plus one PeerPod
-// write. The pod start is measured whole: pods of the same shape whose RuntimeClass is handled by
-// pool-instant-node.ts (a process built as the adaptor is, reporting a bound pod Running at once with
-// the adaptor's status write), created → Running as this process's watch sees it, each taken in turn
-// with a warm pod on the pool at rest. The PeerPod write is a create from a process of its own
-// (pool-writes.ts). The reference is the p50 of the n sums of the i-th samples, as the warm figure is
-// the p50 of n whole starts. Beside it, the same pod start assembled from its parts, each timed
-// alone: scheduling (created → its nodeName seen), the node's watch hop, its status write and the
-// observer's watch hop, timed from pool-writes.ts as the adaptor sees them, and the same writes from
-// this process (the API server's).
+// - qemu (real VMs), POOL_BENCH_QEMU pods each way (default 20; 0 skips).
+// The warm path's reference, measured in the same run: scheduling plus one PeerPod write, as a pod
+// start measured whole. Its pods have the same shape as the warm ones and a RuntimeClass handled by
+// pool-instant-node.ts (a process built as the adaptor is), which creates the pod's PeerPod, as the
+// cold path does, and then reports the pod Running with the adaptor's status write: the one write
+// made where and when a warm start makes its claim. Created → Running as this process's watch sees
+// it, taken in turns with the warm pods on the pool at rest, so whatever the machine does during the
+// run weighs on both alike; the p50 of n whole starts, as the warm figure is.
+// Beside it, two figures of the same assembled from parts:
+// - the same pod start without the write (a second RuntimeClass of pool-instant-node.ts), plus a
+//   PeerPod create timed alone from a process of its own (pool-writes.ts): the p50 of the n sums of
+//   the i-th samples. It leaves out what a write costs amid a pod start;
+// - every part timed alone: scheduling (created → its nodeName seen), the node's watch hop, its status
+//   write and the observer's watch hop, timed from pool-writes.ts as the adaptor sees them, and the
+//   same writes from this process (the API server's).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -35,17 +39,18 @@ import { SAMPLE_CONFIG_NAME, peerPodManifest, qemuAvailable } from '../src/peerp
 import { runningStatus, writeRunningStatus } from '../src/peerpod/adaptor/pod-status.ts';
 import type { StackProviderName } from '../src/peerpod/main/index.ts';
 import { POD_VISIBLE_TMPDIR, startLocalStack } from '../src/cli/start/local-stack.ts';
-import { latencyStats, nowMs, round } from './common.ts';
+import { latencyStats, machineQuiet, nowMs, round } from './common.ts';
 
 const N = Number(process.env.POOL_BENCH_N ?? 20);
-const QEMU_N = Number(process.env.POOL_BENCH_QEMU ?? 10);
+const QEMU_N = Number(process.env.POOL_BENCH_QEMU ?? 20);
 const NS = 'default';
 const STACK_NS = 'peerpods-system';
 const SIM_CREATE_DELAY_MS = 2000;
 const NODES = 2;
 const PER_NODE = 2;
-/** The RuntimeClass of the reference's pods, whose node side is pool-instant-node.ts. */
+/** RuntimeClasses whose node side is pool-instant-node.ts: Running at once, and after one PeerPod write. */
 const INSTANT_RUNTIME_CLASS = 'bench-instant';
+const INSTANT_WRITE_RUNTIME_CLASS = 'bench-instant-write';
 
 async function until<T>(what: string, check: () => Promise<T | false | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -168,14 +173,17 @@ async function fromAnotherProcess(
 async function startInstantNode(
   local: Awaited<ReturnType<typeof startLocalStack>>,
   kubeconfig: string,
+  provider: string,
 ): Promise<{ stop(): Promise<void> }> {
-  local.cp.internals.registerNodeAgent(INSTANT_RUNTIME_CLASS);
-  await local.stack.client.create(RuntimeClasses, {
-    apiVersion: 'node.k8s.io/v1',
-    kind: 'RuntimeClass',
-    metadata: { name: INSTANT_RUNTIME_CLASS },
-    handler: INSTANT_RUNTIME_CLASS,
-  });
+  for (const name of [INSTANT_RUNTIME_CLASS, INSTANT_WRITE_RUNTIME_CLASS]) {
+    local.cp.internals.registerNodeAgent(name);
+    await local.stack.client.create(RuntimeClasses, {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name },
+      handler: name,
+    });
+  }
   const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'pool-instant-node.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: {
@@ -183,6 +191,8 @@ async function startInstantNode(
       POOL_INSTANT_KUBECONFIG: kubeconfig,
       POOL_INSTANT_NODES: local.nodes.join(','),
       POOL_INSTANT_RUNTIME_CLASS: INSTANT_RUNTIME_CLASS,
+      POOL_INSTANT_WRITE_RUNTIME_CLASS: INSTANT_WRITE_RUNTIME_CLASS,
+      POOL_INSTANT_PROVIDER: provider,
     },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -206,18 +216,27 @@ async function startInstantNode(
 }
 
 /**
- * A pod start with nothing to wait for on the node: a pod of INSTANT_RUNTIME_CLASS (the same
- * container and resources as the peer pods), created → Running as this process's watch sees it,
- * then deleted and gone.
+ * A pod start with nothing to wait for on the node: a pod of one of pool-instant-node.ts's
+ * RuntimeClasses (the same container and resources as the peer pods), created → Running as this
+ * process's watch sees it, then deleted and gone with any PeerPod it has.
  */
-async function instantPod(client: KubeClient, seen: Map<string, Seen>, name: string): Promise<number> {
-  await client.create(Pods, peerPodManifest(name, { cpu: '1', memory: '128Mi' }, NS, INSTANT_RUNTIME_CLASS));
+async function instantPod(
+  client: KubeClient,
+  seen: Map<string, Seen>,
+  name: string,
+  runtimeClass: string,
+): Promise<number> {
+  await client.create(Pods, peerPodManifest(name, { cpu: '1', memory: '128Mi' }, NS, runtimeClass));
   const created = nowMs();
   const s = await until(`${name} Running`, async () => seen.get(name)?.running !== undefined && seen.get(name), 60_000);
   await client.delete(Pods, name, NS);
   await until(
     `${name} gone`,
-    async () => !(await client.list(Pods, { namespace: NS })).items.some((p) => p.metadata.name === name),
+    async () =>
+      !(await client.list(Pods, { namespace: NS })).items.some((p) => p.metadata.name === name) &&
+      !(await client.list<PeerPod>(PeerPods, { namespace: NS })).items.some(
+        (pp) => pp.metadata.ownerReferences?.[0]?.name === name,
+      ),
     60_000,
   );
   return (s.running as number) - created;
@@ -357,15 +376,26 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
     const statusWrites: number[] = [];
     const deliveries: number[] = [];
     const instant: number[] = [];
+    const instantWrite: number[] = [];
     let claimed = 0;
-    const instantNode = await startInstantNode(local, path.join(dir, 'kubeconfig'));
+    let notQuiet = 0;
+    // The pool full and at rest, and the machine quiet: a spare just made is recorded well before
+    // its VM's boot stops burning a core (a qemu VM takes ≈ 4 s of CPU at 100 %), which would weigh
+    // on whichever pod starts next.
+    const atRest = async (): Promise<void> => {
+      await until('the pool to be full and at rest', () => poolAtRest(client, full), 120_000);
+      if (!(await machineQuiet())) notQuiet++;
+    };
+    const instantNode = await startInstantNode(local, path.join(dir, 'kubeconfig'), provider);
     try {
       for (let i = 0; i < n; i++) {
-        // The reference's pod start first, then the warm one, each on the pool at rest: taken in
-        // turns, whatever the machine does during the run weighs on both alike.
-        await until('the pool to be full and at rest', () => poolAtRest(client, full), 120_000);
-        instant.push(await instantPod(client, seen, `instant-${i}`));
-        await until('the pool to be full and at rest', () => poolAtRest(client, full), 120_000);
+        // The references' pod starts first, then the warm one, each on the pool at rest: taken in
+        // turns, whatever the machine does during the run weighs on all alike.
+        await atRest();
+        instantWrite.push(await instantPod(client, seen, `instant-write-${i}`, INSTANT_WRITE_RUNTIME_CLASS));
+        await atRest();
+        instant.push(await instantPod(client, seen, `instant-${i}`, INSTANT_RUNTIME_CLASS));
+        await atRest();
         const r = await onePod(client, seen, `warm-${i}`);
         warm.push(r.running - r.created);
         scheduling.push(r.scheduled - r.created);
@@ -380,6 +410,8 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
     // The same writes from a process of its own, against a Running peer pod kept for it.
     await client.create(Pods, peerPodManifest('writes-ref', { cpu: '1', memory: '128Mi' }, NS));
     await until('writes-ref Running', async () => seen.get('writes-ref')?.running !== undefined, 120_000);
+    // Its VM's boot (qemu) is not part of what the writes cost.
+    if (!(await machineQuiet())) notQuiet++;
     const remote = await fromAnotherProcess(client, path.join(dir, 'kubeconfig'), `${NS}/writes-ref`, provider, n);
     await client.delete(Pods, 'writes-ref', NS);
     await until(
@@ -388,6 +420,7 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
       120_000,
     );
     // One PeerPod write, as the API answers it on the same stack right now.
+    if (!(await machineQuiet())) notQuiet++;
     const writes: number[] = [];
     for (let i = 0; i < n; i++) {
       const t = nowMs();
@@ -413,11 +446,10 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
     const remoteStatus = latencyStats(remote.status);
     const remotePeerPod = latencyStats(remote.peerPod);
     const remoteHop = latencyStats(remote.hops);
-    // The warm figure is a p50 of whole starts, so the reference is one too: the i-th instant pod's
-    // start plus the i-th PeerPod write, then the p50 over those n sums.
-    const reference = latencyStats(
-      Array.from({ length: n }, (_, i) => (instant[i] ?? NaN) + (remote.peerPod[i] ?? NaN)),
-    );
+    // The warm figure is a p50 of whole starts, so the reference is one too.
+    const reference = latencyStats(instantWrite);
+    // Its parts: the i-th instant pod's start plus the i-th PeerPod write, then the p50 over those n sums.
+    const summed = latencyStats(Array.from({ length: n }, (_, i) => (instant[i] ?? NaN) + (remote.peerPod[i] ?? NaN)));
     // The same pod start assembled from its parts, each timed on its own (scheduling, the node's
     // hop, the status write, the observer's hop), beside it: the parts miss what a pod start puts
     // on the API server around them (the binding's Event, the watchers' deliveries).
@@ -433,6 +465,7 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
       ),
     );
     const inst = latencyStats(instant);
+    console.error(JSON.stringify({ provider, warm, instant, instantWrite, sched: scheduling }));
     return {
       [`${p}_pods_each_way`]: n,
       ...(provider === 'simulated' ? { sim_create_delay_ms: SIM_CREATE_DELAY_MS } : {}),
@@ -453,11 +486,14 @@ async function measure(provider: StackProviderName, n: number): Promise<Record<s
       [`${p}_instant_pod_created_to_running_p50_ms`]: inst.p50,
       [`${p}_instant_pod_created_to_running_p99_ms`]: inst.p99,
       [`${p}_warm_reference_p50_ms`]: reference.p50,
+      [`${p}_warm_reference_p99_ms`]: reference.p99,
+      [`${p}_warm_reference_instant_plus_write_p50_ms`]: summed.p50,
       // The node's hop is to another process; the observer's is this process's own watch.
       [`${p}_warm_reference_from_parts_p50_ms`]: fromParts.p50,
       [`${p}_warm_reference_sum_of_part_p50s_ms`]: round(
         sched.p50 + remoteHop.p50 + remoteStatus.p50 + delivery.p50 + remotePeerPod.p50,
       ),
+      [`${p}_samples_started_on_a_busy_machine`]: notQuiet,
       [`${p}_load_average_1m_at_end`]: round(loadavg()[0], 2),
     };
   } finally {
