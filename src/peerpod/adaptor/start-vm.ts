@@ -23,7 +23,7 @@ import { missingAnnotations, recordAnnotations } from './peerpod-annotations.ts'
 import { newPeerPod, ownerUidOf } from './peerpod-record.ts';
 import { reportsRunning, runningStatus, writeRunningStatus } from './pod-status.ts';
 import type { VmSize } from './vm-size.ts';
-import { claimSpare, claimedFrom, finishClaim, recordClaim } from './pool/claim.ts';
+import { claimSpare, claimedFrom, finishClaim, recordClaim, whyNoSpare } from './pool/claim.ts';
 import type { Claimed, ClaimedSpare } from './pool/claim.ts';
 import { recordedInstance } from './pool/records.ts';
 import { makeRoom } from './pool/room.ts';
@@ -51,6 +51,8 @@ export async function startPod(
     if (resumed) return { recorded: resumed.peerPod, created: { vm: resumed.vm }, provider: name };
     const spare = current ? undefined : await claimWarm(d, pod, size, name, ctx);
     if (spare) return { spare, provider: name };
+    const noFit = current ? undefined : whyNoSpare(d, name, size);
+    if (noFit) d.events.normal(pod, 'NoFittingSpare', noFit);
     // Pods plus spares stay within the node's capacity: a cold VM may first take a spare's place.
     await makeRoom(d, cloud, poolResourceOf(d), pod, ctx);
     const pp = current ?? (await ensurePeerPod(d, pod, name, ctx));

@@ -12,6 +12,7 @@ import { kubectl } from '../../helpers/kubectl.ts';
 import {
   SETTINGS_NS,
   createPod,
+  eventsFor,
   eventually,
   getPod,
   isReady,
@@ -83,6 +84,16 @@ describe('warm pool within the node capacity (simulated cloud, one node)', { tim
     const big1 = await createPod(env, { name: 'big-1', nodeName: 'node-1', annotations: podAnnotations(2, 1024) });
     await eventually(async () => isReady(await getPod(env, big1)), { what: 'big-1 Running' });
     assert.equal((await peerPodsOf(env, big1))[0].metadata.annotations?.[POOL_CLAIMED_FROM_ANNOTATION], undefined);
+    // The pod says why it went cold although the node has spares.
+    const noFit = await eventually(
+      async () => (await eventsFor(env, big1)).find((e) => e.reason === 'NoFittingSpare'),
+      { what: 'a NoFittingSpare event on big-1' },
+    );
+    assert.equal(noFit.type, 'Normal');
+    assert.match(
+      noFit.message ?? '',
+      /none of the 2 warm simulated spare\(s\) on node-1 fits: the pod asks for 2\/1024Mi, spares are 1\/512Mi/,
+    );
 
     // Cold again: 2 pods + 2 spares would be 4, so a spare is retired before the VM is made.
     const big2 = await createPod(env, { name: 'big-2', nodeName: 'node-1', annotations: podAnnotations(2, 1024) });

@@ -19,6 +19,7 @@ import {
   POOL_CLAIMED_BY_ANNOTATION,
   POOL_CLAIMED_FROM_ANNOTATION,
   PeerPods,
+  formatVmSize,
   poolClaimOf,
   poolSizeFits,
 } from '../../api/index.ts';
@@ -84,6 +85,21 @@ export async function claimSpare(
   if (!record) return undefined;
   await d.opts.hooks.afterSpareClaimed?.(pod, record, ctx.signal);
   return { record, vm: recordedInstance(record) };
+}
+
+/**
+ * Why a pod found no spare although the node has some, for the pod's Event: a user who turned the
+ * pool on and still sees a cold start should not have to read the matching rules to know why.
+ * Undefined when the node has no spare of this provider (nothing to explain).
+ */
+export function whyNoSpare(d: AdaptorDeps, provider: string, size: VmSize): string | undefined {
+  const spares = poolRecordsOn(d).filter((pp) => isSpare(pp) && pp.spec?.cloudProvider === provider);
+  if (spares.length === 0) return undefined;
+  const sizes = [...new Set(spares.map((pp) => formatVmSize(recordSize(pp))))].join(', ');
+  const why = size.image
+    ? `the pod asks for its own image (${size.image}) and spares boot the default one`
+    : `the pod asks for ${formatVmSize(size)}, spares are ${sizes} (a part left to the default fits only a default spare)`;
+  return `none of the ${spares.length} warm ${provider} spare(s) on ${d.opts.nodeName} fits: ${why}; making a new VM`;
 }
 
 /** Step 2: the pod's PeerPod names the claimed VM. */
