@@ -21,6 +21,7 @@ import {
   applyPeerPodConfigs,
   applySettings,
   choiceProviders,
+  deleteSpares,
   drainPeerPods,
   providers,
   reapOtherProviders,
@@ -99,6 +100,8 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
   for (const b of bindings) cp.internals.registerNodeAgent(b.runtimeClassName);
   phase('control plane up');
   const closers: Array<() => Promise<void> | void> = [() => cp.stop()];
+  // Closed after the cluster: the spares' VMs are deleted through them once no adaptor runs.
+  const providerClosers: Array<() => Promise<void> | void> = [];
   try {
     const client = KubeClient.fromKubeconfigString(cp.kubeconfig, {
       metricsRegistry: null,
@@ -122,7 +125,7 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
       const provider = await providers.createProvider(binding.provider, binding.providerConfig, {
         logger: log.child({ component: 'provider', provider: binding.provider }),
       });
-      closers.push(() => provider.close?.());
+      providerClosers.push(() => provider.close?.());
       await provider.verifyConfig();
       handles.push({ binding, provider });
     }
@@ -168,9 +171,14 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
       stop() {
         stopping ??= (async () => {
           try {
-            return await drain();
+            const report = await drain();
+            // The adaptors refill their pools until they stop: the spares' VMs go once nothing runs.
+            await closeAll(closers);
+            await deleteSpares({ report, providers: handles.map((h) => h.provider), clusterUid, log });
+            return report;
           } finally {
             await closeAll(closers);
+            await closeAll(providerClosers);
           }
         })();
         return stopping;
@@ -178,6 +186,7 @@ export async function startLocalStack(o: LocalStackOptions): Promise<LocalStack>
     };
   } catch (err) {
     await closeAll(closers);
+    await closeAll(providerClosers);
     throw err;
   }
 }

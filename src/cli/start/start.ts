@@ -133,7 +133,8 @@ export async function stopMain(
   const report = await local.stop();
   const forced = report.forceDeleted ? `, ${report.forceDeleted} force-deleted` : '';
   const direct = report.vmsDeletedDirectly ? `, ${report.vmsDeletedDirectly} VM(s) deleted through the provider` : '';
-  print(`peerpods: ${report.podsDeleted} peer pod(s) deleted${forced}${direct} in ${report.ms} ms`);
+  const spares = report.sparesDeleted ? `, ${report.sparesDeleted} warm pool spare(s) deleted` : '';
+  print(`peerpods: ${report.podsDeleted} peer pod(s) deleted${forced}${direct}${spares} in ${report.ms} ms`);
   if (choice.name === 'qemu') {
     const left = await qemuProcessesUnder(path.join(stateDir, 'qemu'));
     if (left.length > 0) throw new Error(`VM processes left behind: ${left.map((p) => p.pid).join(', ')}`);

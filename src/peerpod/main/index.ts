@@ -2,7 +2,7 @@
 // settings and sample PeerPodConfig, readiness, summary and drain. The CLI deploys it.
 export type { PeerPodsStack, StackProvider } from './stack.ts';
 export type { DrainReport } from './shutdown.ts';
-export { drainPeerPods, peerPodsInCluster } from './shutdown.ts';
+export { deleteSpares, drainPeerPods, peerPodsInCluster } from './shutdown.ts';
 export { reapOtherProviders, reapPreviousRuns } from './reap.ts';
 export { applyPeerPodConfigs, applySettings, stackPeerPodConfig } from './bootstrap.ts';
 export type { BootstrapOptions } from './bootstrap.ts';

@@ -3,19 +3,24 @@
 // every peer pod through the API, so each adaptor deletes its VM and releases the PeerPod finalizer
 // exactly as on any pod deletion. Pods still there halfway through the deadline (their adaptor is
 // stopped) are force-deleted, which hands their VMs to the PeerPod controller. Whatever VM still
-// carries this cluster's tag at the deadline is deleted through the provider directly.
+// carries this cluster's tag at the deadline is deleted through the provider directly. A warm pool's
+// spares are not waited for: their adaptors keep them (and refill them) as long as they run, so they
+// go once nothing runs (deleteSpares).
 import { Pods } from '../../runtime/index.ts';
 import type { KubeClient, KubeObject, Logger } from '../../runtime/index.ts';
-import { PeerPods } from '../api/index.ts';
+import { POOL_LABEL, PeerPods } from '../api/index.ts';
 import { CLUSTER_UID_TAG } from '../providers/index.ts';
-import type { CloudProvider } from '../providers/index.ts';
+import type { CloudProvider, Instance } from '../providers/index.ts';
+import { POOL_TAG } from '../adaptor/pool/records.ts';
 
 export interface DrainReport {
   podsDeleted: number;
   forceDeleted: number;
   /** VMs the normal path did not remove, deleted through the provider. */
   vmsDeletedDirectly: number;
-  /** VMs still listed by the provider at the end (should be 0). */
+  /** Warm pool spares' VMs, deleted through the provider once their adaptors stopped (deleteSpares). */
+  sparesDeleted: number;
+  /** VMs still listed by the provider at the end, spares aside until deleteSpares counts again (should be 0). */
   vmsLeft: number;
   ms: number;
 }
@@ -43,7 +48,14 @@ export async function drainPeerPods(o: {
   log: Logger;
 }): Promise<DrainReport> {
   const started = Date.now();
-  const report: DrainReport = { podsDeleted: 0, forceDeleted: 0, vmsDeletedDirectly: 0, vmsLeft: 0, ms: 0 };
+  const report: DrainReport = {
+    podsDeleted: 0,
+    forceDeleted: 0,
+    vmsDeletedDirectly: 0,
+    sparesDeleted: 0,
+    vmsLeft: 0,
+    ms: 0,
+  };
   const del = async (p: KubeObject, force: boolean): Promise<void> => {
     try {
       await o.client.delete(
@@ -64,8 +76,8 @@ export async function drainPeerPods(o: {
   const tags = { [CLUSTER_UID_TAG]: o.clusterUid };
   const settled = async (): Promise<boolean> =>
     (await peerPodsInCluster(o.client, o.runtimeClasses)).length === 0 &&
-    (await o.client.list(PeerPods, { limit: 1 })).items.length === 0 &&
-    (await Promise.all(o.providers.map((p) => p.listInstances(tags)))).every((vms) => vms.length === 0);
+    (await o.client.list(PeerPods, { labelSelector: `!${POOL_LABEL}`, limit: 1 })).items.length === 0 &&
+    (await Promise.all(o.providers.map((p) => p.listInstances(tags)))).every((vms) => vms.every(isSpare));
   let forced = false;
   while (Date.now() - started < o.timeoutMs) {
     try {
@@ -85,6 +97,7 @@ export async function drainPeerPods(o: {
   }
   for (const provider of o.providers) {
     for (const vm of await provider.listInstances(tags)) {
+      if (isSpare(vm)) continue;
       o.log.warn(
         { instanceID: vm.id, name: vm.name, provider: provider.name },
         'VM still there at shutdown; deleting it through the provider',
@@ -92,8 +105,45 @@ export async function drainPeerPods(o: {
       await provider.deleteInstance(vm.id);
       report.vmsDeletedDirectly++;
     }
-    report.vmsLeft += (await provider.listInstances({})).length;
+    report.vmsLeft += (await provider.listInstances({})).filter((vm) => !isSpare(vm)).length;
   }
   report.ms = Date.now() - started;
   return report;
+}
+
+/** A warm pool's spare (or a VM a pod took from the pool, which its PeerPod accounts for like any other). */
+function isSpare(vm: Instance): boolean {
+  return vm.tags[POOL_TAG] !== undefined;
+}
+
+/**
+ * After drainPeerPods, once no adaptor runs (none refills its pool any more): the spares' VMs, deleted
+ * through the provider; `vmsLeft` counts every VM again. Their records stay with their PeerPodConfig:
+ * a run resumed from its store finds their VMs gone and makes new ones, as for any spare that died.
+ */
+export async function deleteSpares(o: {
+  report: DrainReport;
+  providers: CloudProvider[];
+  clusterUid: string;
+  log: Logger;
+}): Promise<void> {
+  const started = Date.now() - o.report.ms;
+  o.report.vmsLeft = 0;
+  for (const provider of o.providers) {
+    for (const vm of await provider.listInstances({ [CLUSTER_UID_TAG]: o.clusterUid })) {
+      await provider.deleteInstance(vm.id);
+      if (isSpare(vm)) {
+        o.report.sparesDeleted++;
+        continue;
+      }
+      o.log.warn(
+        { instanceID: vm.id, name: vm.name, provider: provider.name },
+        'VM still there once the stack stopped; deleted it through the provider',
+      );
+      o.report.vmsDeletedDirectly++;
+    }
+    o.report.vmsLeft += (await provider.listInstances({})).length;
+  }
+  if (o.report.sparesDeleted > 0) o.log.info({ spares: o.report.sparesDeleted }, "deleted the warm pools' spare VMs");
+  o.report.ms = Date.now() - started;
 }
