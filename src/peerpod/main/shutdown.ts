@@ -77,7 +77,7 @@ export async function drainPeerPods(o: {
   const settled = async (): Promise<boolean> =>
     (await peerPodsInCluster(o.client, o.runtimeClasses)).length === 0 &&
     (await o.client.list(PeerPods, { labelSelector: `!${POOL_LABEL}`, limit: 1 })).items.length === 0 &&
-    (await Promise.all(o.providers.map((p) => p.listInstances(tags)))).every((vms) => vms.every(isSpare));
+    (await Promise.all(o.providers.map((p) => p.listInstances(tags)))).every((vms) => vms.every(madeForPool));
   let forced = false;
   while (Date.now() - started < o.timeoutMs) {
     try {
@@ -97,7 +97,7 @@ export async function drainPeerPods(o: {
   }
   for (const provider of o.providers) {
     for (const vm of await provider.listInstances(tags)) {
-      if (isSpare(vm)) continue;
+      if (madeForPool(vm)) continue;
       o.log.warn(
         { instanceID: vm.id, name: vm.name, provider: provider.name },
         'VM still there at shutdown; deleting it through the provider',
@@ -105,14 +105,17 @@ export async function drainPeerPods(o: {
       await provider.deleteInstance(vm.id);
       report.vmsDeletedDirectly++;
     }
-    report.vmsLeft += (await provider.listInstances({})).filter((vm) => !isSpare(vm)).length;
+    report.vmsLeft += (await provider.listInstances({})).filter((vm) => !madeForPool(vm)).length;
   }
   report.ms = Date.now() - started;
   return report;
 }
 
-/** A warm pool's spare (or a VM a pod took from the pool, which its PeerPod accounts for like any other). */
-function isSpare(vm: Instance): boolean {
+/**
+ * A VM made as a warm pool's spare (its tag stays when a pod takes it; the pod's PeerPod then holds
+ * the drain up like any other until the adaptor deletes it).
+ */
+function madeForPool(vm: Instance): boolean {
   return vm.tags[POOL_TAG] !== undefined;
 }
 
@@ -132,7 +135,7 @@ export async function deleteSpares(o: {
   for (const provider of o.providers) {
     for (const vm of await provider.listInstances({ [CLUSTER_UID_TAG]: o.clusterUid })) {
       await provider.deleteInstance(vm.id);
-      if (isSpare(vm)) {
+      if (madeForPool(vm)) {
         o.report.sparesDeleted++;
         continue;
       }
