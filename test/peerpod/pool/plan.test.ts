@@ -1,9 +1,17 @@
 // The pool's arithmetic on its own: a node's share, the sizes its spares take, the capacity bound,
-// and which spare a pod's size fits.
+// which spare a pod's size fits, and how a pod that fits none is told why.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { poolSizeFits, poolSizes } from '../../../src/peerpod/api/index.ts';
-import type { PeerPodConfig, PoolSpec } from '../../../src/peerpod/api/index.ts';
+import {
+  POOL_LABEL,
+  POOL_SIZE_ANNOTATION,
+  PeerPodAnnotations,
+  poolSizeFits,
+  poolSizes,
+} from '../../../src/peerpod/api/index.ts';
+import type { PeerPod, PeerPodConfig, PoolSpec } from '../../../src/peerpod/api/index.ts';
+import type { AdaptorDeps } from '../../../src/peerpod/adaptor/deps.ts';
+import { whyNoSpare } from '../../../src/peerpod/adaptor/pool/claim.ts';
 import { nodePlan, poolConfigFor, sparesAllowed } from '../../../src/peerpod/adaptor/pool/plan.ts';
 
 function config(
@@ -90,5 +98,41 @@ describe('warm pool plan', () => {
     assert.equal(poolConfigFor([config(undefined)], 'kata-remote', 'kata-remote'), undefined);
     const deleting = { ...a, metadata: { ...a.metadata, deletionTimestamp: '2026-11-26T01:00:00Z' } };
     assert.equal(poolConfigFor([deleting], 'kata-remote', 'kata-remote'), undefined);
+  });
+});
+
+describe('why a pod found no spare (the NoFittingSpare Event)', () => {
+  const spare = (name: string, sizeKey: string, provider = 'qemu'): PeerPod => ({
+    metadata: {
+      name,
+      namespace: 'ns',
+      labels: { [POOL_LABEL]: 'c' },
+      annotations: { [PeerPodAnnotations.node]: 'node-1', [POOL_SIZE_ANNOTATION]: sizeKey },
+    },
+    spec: { cloudProvider: provider, instanceID: `id-${name}` },
+  });
+  const depsWith = (records: PeerPod[]): AdaptorDeps =>
+    ({
+      peerPods: { list: () => records },
+      opts: { namespace: 'ns', nodeName: 'node-1', runtimeClassName: 'kata-remote' },
+    }) as unknown as AdaptorDeps;
+
+  it('names the pod’s size and the spares’ when none fits', () => {
+    const d = depsWith([spare('a', '1/512/'), spare('b', '1/512/'), spare('c', '0/0/')]);
+    assert.equal(
+      whyNoSpare(d, 'qemu', { vcpus: 2, memoryMiB: 1024 }),
+      'none of the 3 warm qemu spare(s) on node-1 fits: the pod asks for 2/1024Mi, spares are 1/512Mi, default (a part left to the default fits only a default spare); making a new VM',
+    );
+    assert.match(
+      whyNoSpare(d, 'qemu', { vcpus: 1, memoryMiB: 256, image: 'my-image' }) ?? '',
+      /its own image \(my-image\)/,
+    );
+  });
+
+  it('says nothing when a spare fits (another pod took it, or none is checked yet) or none is there', () => {
+    const d = depsWith([spare('a', '1/512/'), spare('s', '4/4096/', 'simulated')]);
+    assert.equal(whyNoSpare(d, 'qemu', { vcpus: 1, memoryMiB: 256 }), undefined);
+    assert.equal(whyNoSpare(d, 'aws', { vcpus: 1, memoryMiB: 256 }), undefined);
+    assert.equal(whyNoSpare(depsWith([]), 'qemu', { vcpus: 1, memoryMiB: 256 }), undefined);
   });
 });

@@ -90,11 +90,13 @@ export async function claimSpare(
 /**
  * Why a pod found no spare although the node has some, for the pod's Event: a user who turned the
  * pool on and still sees a cold start should not have to read the matching rules to know why.
- * Undefined when the node has no spare of this provider (nothing to explain).
+ * Undefined when the node has no spare of this provider, or when one fits (it was taken by another
+ * pod meanwhile, or the spares are not checked yet since the adaptor started): no mismatch to explain.
  */
 export function whyNoSpare(d: AdaptorDeps, provider: string, size: VmSize): string | undefined {
   const spares = poolRecordsOn(d).filter((pp) => isSpare(pp) && pp.spec?.cloudProvider === provider);
   if (spares.length === 0) return undefined;
+  if (!size.image && spares.some((pp) => poolSizeFits(size, recordSize(pp)))) return undefined;
   const sizes = [...new Set(spares.map((pp) => formatVmSize(recordSize(pp))))].join(', ');
   const why = size.image
     ? `the pod asks for its own image (${size.image}) and spares boot the default one`
