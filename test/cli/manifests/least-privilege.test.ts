@@ -74,15 +74,17 @@ async function prove(
   // The server answers a rule in kube's field order, not the manifest's: compare values, not text.
   await setRules(w, g, (rules) => rules.filter((r) => !deepEqual(r, g.rule)));
   try {
-    const pods = await restart(w, g.component, { ready: false });
-    const failure = await probe.run({ w, rules: componentRules, deadlineMs: BROKEN_DEADLINE_MS }).then(
-      () => undefined,
-      (err: Error) => err,
-    );
-    if (!failure) {
-      ok = false;
-      detail = `still works without it: "${probe.promise}"`;
-    } else {
+    for (let attempt = 1; ; attempt++) {
+      const pods = await restart(w, g.component, { ready: false });
+      const failure = await probe.run({ w, rules: componentRules, deadlineMs: BROKEN_DEADLINE_MS }).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      if (!failure) {
+        ok = false;
+        detail = `still works without it: "${probe.promise}"`;
+        break;
+      }
       // The refused request may come late: a replacement waits for the Lease before it works.
       let line: string | undefined;
       const deadline = Date.now() + 60_000;
@@ -90,11 +92,17 @@ async function prove(
         for (const p of pods) line ??= forbiddenLine(await podLog(w, p), user(w, g.component), g.rule);
         if (!line) await new Promise((r) => setTimeout(r, 250));
       }
-      if (!line) {
+      if (line) {
+        detail = `"${probe.promise}" failed; log: ${line.slice(0, 300)}`;
+        break;
+      }
+      // A replacement that made no refused request in 70 s never got to work (seen once on a loaded
+      // machine): its failure proves nothing either way, so it is restarted once more. A rule the
+      // component works without is not proven, nor one whose removal shows no 403 twice.
+      if (attempt >= 2) {
         ok = false;
         detail = `"${probe.promise}" failed (${failure.message}) but no 403 for ${user(w, g.component)} in the log of ${pods.join(', ')}`;
-      } else {
-        detail = `"${probe.promise}" failed; log: ${line.slice(0, 300)}`;
+        break;
       }
     }
   } finally {
