@@ -95,20 +95,39 @@ export async function drainPeerPods(o: {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  for (const provider of o.providers) {
-    for (const vm of await provider.listInstances(tags)) {
-      if (madeForPool(vm)) continue;
-      o.log.warn(
-        { instanceID: vm.id, name: vm.name, provider: provider.name },
-        'VM still there at shutdown; deleting it through the provider',
-      );
-      await provider.deleteInstance(vm.id);
-      report.vmsDeletedDirectly++;
-    }
-    report.vmsLeft += (await provider.listInstances({})).filter((vm) => !madeForPool(vm)).length;
-  }
+  await sweep({ ...o, report, spares: false });
   report.ms = Date.now() - started;
   return report;
+}
+
+/**
+ * The VMs still tagged with the cluster's UID, deleted through the provider, and what is left counted
+ * (`vmsLeft`, of every cluster): spares aside while their adaptors may still run, or with them once
+ * nothing runs.
+ */
+async function sweep(o: {
+  report: DrainReport;
+  providers: CloudProvider[];
+  clusterUid: string;
+  log: Logger;
+  spares: boolean;
+}): Promise<void> {
+  o.report.vmsLeft = 0;
+  for (const provider of o.providers) {
+    for (const vm of await provider.listInstances({ [CLUSTER_UID_TAG]: o.clusterUid })) {
+      const spare = madeForPool(vm);
+      if (spare && !o.spares) continue;
+      if (!spare)
+        o.log.warn(
+          { instanceID: vm.id, name: vm.name, provider: provider.name },
+          'VM still there at shutdown; deleting it through the provider',
+        );
+      await provider.deleteInstance(vm.id);
+      if (spare) o.report.sparesDeleted++;
+      else o.report.vmsDeletedDirectly++;
+    }
+    o.report.vmsLeft += (await provider.listInstances({})).filter((vm) => o.spares || !madeForPool(vm)).length;
+  }
 }
 
 /**
@@ -131,22 +150,7 @@ export async function deleteSpares(o: {
   log: Logger;
 }): Promise<void> {
   const started = Date.now() - o.report.ms;
-  o.report.vmsLeft = 0;
-  for (const provider of o.providers) {
-    for (const vm of await provider.listInstances({ [CLUSTER_UID_TAG]: o.clusterUid })) {
-      await provider.deleteInstance(vm.id);
-      if (madeForPool(vm)) {
-        o.report.sparesDeleted++;
-        continue;
-      }
-      o.log.warn(
-        { instanceID: vm.id, name: vm.name, provider: provider.name },
-        'VM still there once the stack stopped; deleted it through the provider',
-      );
-      o.report.vmsDeletedDirectly++;
-    }
-    o.report.vmsLeft += (await provider.listInstances({})).length;
-  }
+  await sweep({ ...o, spares: true });
   if (o.report.sparesDeleted > 0) o.log.info({ spares: o.report.sparesDeleted }, "deleted the warm pools' spare VMs");
   o.report.ms = Date.now() - started;
 }

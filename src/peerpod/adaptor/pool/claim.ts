@@ -47,10 +47,20 @@ function claimValue(pod: KubeObject): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid}`;
 }
 
+/** This node's spares of this provider. */
+function sparesOf(d: AdaptorDeps, provider: string): PeerPod[] {
+  return poolRecordsOn(d).filter((pp) => isSpare(pp) && pp.spec?.cloudProvider === provider);
+}
+
+/** Whether a pod of this size may take the spare (spares boot the default image). */
+function fits(size: VmSize, spare: PeerPod): boolean {
+  return !size.image && poolSizeFits(size, recordSize(spare));
+}
+
 /** Spares this pod fits, smallest first (least waste), then oldest. */
 function candidates(d: AdaptorDeps, provider: string, size: VmSize): PeerPod[] {
-  return poolRecordsOn(d)
-    .filter((pp) => isSpare(pp) && pp.spec?.cloudProvider === provider && poolSizeFits(size, recordSize(pp)))
+  return sparesOf(d, provider)
+    .filter((pp) => fits(size, pp))
     .sort((a, b) => {
       const sa = recordSize(a);
       const sb = recordSize(b);
@@ -76,7 +86,7 @@ export async function claimSpare(
 ): Promise<ClaimedSpare | undefined> {
   const mine = claimValue(pod);
   let record = poolRecordsOn(d).find((pp) => pp.metadata.annotations?.[POOL_CLAIMED_BY_ANNOTATION] === mine);
-  if (!record && !size.image && d.poolHealth?.checkedAt) {
+  if (!record && d.poolHealth?.checkedAt) {
     for (const spare of candidates(d, provider, size)) {
       record = await markClaimed(d, spare, mine, ctx);
       if (record) break;
@@ -94,9 +104,8 @@ export async function claimSpare(
  * pod meanwhile, or the spares are not checked yet since the adaptor started): no mismatch to explain.
  */
 export function whyNoSpare(d: AdaptorDeps, provider: string, size: VmSize): string | undefined {
-  const spares = poolRecordsOn(d).filter((pp) => isSpare(pp) && pp.spec?.cloudProvider === provider);
-  if (spares.length === 0) return undefined;
-  if (!size.image && spares.some((pp) => poolSizeFits(size, recordSize(pp)))) return undefined;
+  const spares = sparesOf(d, provider);
+  if (spares.length === 0 || spares.some((pp) => fits(size, pp))) return undefined;
   const sizes = [...new Set(spares.map((pp) => formatVmSize(recordSize(pp))))].join(', ');
   const why = size.image
     ? `the pod asks for its own image (${size.image}) and spares boot the default one`
